@@ -1,0 +1,1 @@
+"""ttlang: a tile DSL compiler for Tenstorrent Tensix cores."""

@@ -1,0 +1,146 @@
+"""The program descriptor: everything a target needs to run one compiled program.
+
+This is the contract between the compiler (which produces it in `target/`) and the
+runtimes (the emulator and hardware, in `runtime/`). It mirrors what a tt-metal host
+program sets up: a core grid, kernels (one compute, one reader, one writer per core),
+circular buffers (identical on every core), per-core runtime arguments, compile-time
+arguments per kernel, the compute kernel configuration, and DRAM buffers.
+
+A runtime argument is either a plain 32-bit integer or `BufferAddress(name)`, which the
+runtime replaces by the DRAM base address it gave the named buffer (as a tt-metal host
+does with `buffer->address()`).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from typing import Literal
+
+DataFormat = Literal["bf16", "fp32"]
+KernelKind = Literal["compute", "reader", "writer"]
+MathFidelity = Literal["LoFi", "HiFi2", "HiFi3", "HiFi4"]
+
+TILE_ROWS = 32
+TILE_COLS = 32
+BYTES_PER_ELEMENT: dict[str, int] = {"bf16": 2, "fp32": 4}
+
+
+def tile_size_bytes(data_format: str) -> int:
+    """Bytes in one 32x32 tile of `data_format`."""
+    return TILE_ROWS * TILE_COLS * BYTES_PER_ELEMENT[data_format]
+
+
+@dataclass(frozen=True)
+class BufferAddress:
+    """A runtime argument that the runtime resolves to a DRAM buffer's base address."""
+
+    buffer: str
+
+
+RuntimeArg = int | BufferAddress
+
+
+@dataclass(frozen=True)
+class ComputeConfig:
+    """tt-metal's ComputeConfig: decides DST capacity, numerics and matmul cost."""
+
+    math_fidelity: MathFidelity = "HiFi2"
+    fp32_dest_acc_en: bool = False
+    math_approx_mode: bool = False
+    dst_full_sync_en: bool = False
+
+    @property
+    def dst_capacity_tiles(self) -> int:
+        """DST tiles available to one sync section (shared/reference/tensix.md)."""
+        full = 8 if self.fp32_dest_acc_en else 16
+        return full if self.dst_full_sync_en else full // 2
+
+
+@dataclass(frozen=True)
+class CBConfig:
+    """One circular buffer, allocated at the same L1 address on every core."""
+
+    index: int  # CB id, 0..31
+    num_pages: int  # capacity in pages (tiles)
+    page_size: int  # bytes per page
+    data_format: DataFormat = "bf16"
+
+
+@dataclass(frozen=True)
+class Kernel:
+    """One kernel source; `kind` says which RISC-V thread(s) run it."""
+
+    name: str
+    kind: KernelKind
+    source: str  # C++ source text
+    compile_time_args: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class DramBuffer:
+    """An interleaved DRAM buffer of tile pages holding one tensor.
+
+    `shape` is the logical tensor shape (last two dims multiples of 32); pages are the
+    tensor's tiles in row-major tile order, interleaved round-robin over the DRAM
+    banks. Inputs are written before the launch; outputs are read back after it.
+    """
+
+    name: str
+    shape: tuple[int, ...]
+    data_format: DataFormat = "bf16"
+    is_input: bool = True
+    is_output: bool = False
+
+    @property
+    def page_size(self) -> int:
+        return tile_size_bytes(self.data_format)
+
+    @property
+    def num_pages(self) -> int:
+        *batch, rows, cols = self.shape
+        pages = (rows // TILE_ROWS) * (cols // TILE_COLS)
+        for extent in batch:
+            pages *= extent
+        return pages
+
+
+@dataclass
+class Program:
+    """A complete program: what a target needs to launch it."""
+
+    grid: tuple[int, int]  # (rows, cols) of cores used, starting at core (0, 0)
+    kernels: list[Kernel]
+    cbs: list[CBConfig]
+    buffers: list[DramBuffer]
+    # runtime_args[kernel name][(row, col)] = args for that kernel on that core;
+    # a core missing from the map gets no args.
+    runtime_args: dict[str, dict[tuple[int, int], list[RuntimeArg]]] = field(
+        default_factory=dict
+    )
+    compute_config: ComputeConfig = field(default_factory=ComputeConfig)
+    # Semaphores: initial values, allocated identically on every core (ids 0..n-1).
+    semaphores: list[int] = field(default_factory=list)
+
+    def to_json(self) -> str:
+        """A stable JSON form (for caching and for the emulator's launcher)."""
+
+        def encode_args(args: list[RuntimeArg]) -> list[int | dict[str, str]]:
+            return [
+                {"buffer": a.buffer} if isinstance(a, BufferAddress) else int(a)
+                for a in args
+            ]
+
+        doc = {
+            "grid": list(self.grid),
+            "kernels": [asdict(k) for k in self.kernels],
+            "cbs": [asdict(c) for c in self.cbs],
+            "buffers": [asdict(b) for b in self.buffers],
+            "runtime_args": {
+                name: {f"{r},{c}": encode_args(a) for (r, c), a in sorted(per_core.items())}
+                for name, per_core in sorted(self.runtime_args.items())
+            },
+            "compute_config": asdict(self.compute_config),
+            "semaphores": list(self.semaphores),
+        }
+        return json.dumps(doc, indent=1, sort_keys=True)
