@@ -1,0 +1,1136 @@
+"""The d2m dialect: a multi-threaded generic over a grid of Tensix cores (as tt-mlir's D2M).
+
+A kernel is one `d2m.generic` over DRAM memrefs of tiles. The generic runs on every
+core of its `grid`; each core runs one region per thread (a compute thread and
+data-movement threads). The threads talk through circular buffers (CBs, one per
+operand, the region's block arguments): a producer `reserve`s a block, fills it and
+`push`es it; a consumer `wait`s for a block, reads it and `pop`s it.
+
+    d2m.generic {grid = #ttcore.grid<1x1>, block_factors = [1, 1],
+                 threads = [#d2m.thread<compute>, #d2m.thread<datamovement>]}
+        ins(%in : memref<1x1x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<dram>>)
+        outs(%out : memref<1x1x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<dram>>) {
+    ^bb0(%in_cb: !d2m.cb<...>, %out_cb: !d2m.cb<...>):     // compute
+      %x = d2m.wait %in_cb : !d2m.cb<...> -> tensor<1x1x!ttcore.tile<32x32, bf16>>
+      ...
+    }, {
+    ^bb0(%in_cb: !d2m.cb<...>, %out_cb: !d2m.cb<...>):     // reader
+      %blk = d2m.reserve %in_cb : !d2m.cb<...> -> memref<1x1x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<l1>>
+      %tx = d2m.dma_read %in[%c0, %c0], %blk : ...
+      ...
+    }
+
+Compute regions hold one `linalg.generic` per block operation whose body is made of
+`d2m.tile_*` ops on `!ttcore.tile` values. Data-movement regions move blocks between
+DRAM and L1 with `d2m.dma_*` ops and synchronise cores with semaphores.
+docs/dialects.md describes every op.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import ClassVar
+
+from xdsl.dialects.builtin import (
+    I64,
+    AffineMapAttr,
+    ArrayAttr,
+    DenseArrayBase,
+    Float32Type,
+    FloatAttr,
+    IndexType,
+    IntAttr,
+    IntegerAttr,
+    MemRefType,
+    TensorType,
+    i32,
+)
+from xdsl.dialects.utils import EnumAttribute
+from xdsl.ir import (
+    Attribute,
+    Dialect,
+    ParametrizedAttribute,
+    Region,
+    SSAValue,
+    TypeAttribute,
+)
+from xdsl.irdl import (
+    AttrSizedOperandSegments,
+    BaseAttr,
+    IRDLOperation,
+    VarConstraint,
+    irdl_attr_definition,
+    irdl_op_definition,
+    operand_def,
+    opt_operand_def,
+    opt_prop_def,
+    param_def,
+    prop_def,
+    result_def,
+    traits_def,
+    var_operand_def,
+    var_region_def,
+)
+from xdsl.irdl.constraints import AttrConstraint, VerificationContext
+from xdsl.parser import AttrParser, Parser
+from xdsl.printer import Printer
+from xdsl.traits import NoTerminator, Pure
+from xdsl.utils.exceptions import VerifyException
+from xdsl.utils.str_enum import StrEnum
+
+from ttlang.dialects.ttcore import (
+    BracketedEnumSyntax,
+    GridAttr,
+    IteratorTypeAttr,
+    MemorySpace,
+    MemorySpaceAttr,
+    TileType,
+)
+
+DEFAULT_CB_BUFFERS = 2
+"""Blocks a CB holds unless told otherwise: double buffering."""
+
+# --------------------------------------------------------------------------- types
+
+
+@irdl_attr_definition
+class CBType(ParametrizedAttribute, TypeAttribute):
+    """A circular buffer of blocks in L1: `!d2m.cb<memref<2x2x!ttcore.tile<32x32, bf16>,
+    #ttcore.memory_space<l1>>>`, optionally with its block count (default 2):
+    `!d2m.cb<memref<...>, 3>`. The memref is the shape of one block, in tiles."""
+
+    name = "d2m.cb"
+
+    block: MemRefType = param_def(MemRefType)
+    buffers: IntAttr = param_def(IntAttr)
+
+    def __init__(self, block: MemRefType, buffers: int = DEFAULT_CB_BUFFERS):
+        super().__init__(block, IntAttr(buffers))
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        with parser.in_angle_brackets():
+            block = parser.parse_type()
+            buffers = DEFAULT_CB_BUFFERS
+            if parser.parse_optional_punctuation(",") is not None:
+                buffers = parser.parse_integer(allow_boolean=False, allow_negative=False)
+        return (block, IntAttr(buffers))
+
+    def print_parameters(self, printer: Printer) -> None:
+        with printer.in_angle_brackets():
+            printer.print_attribute(self.block)
+            if self.buffers.data != DEFAULT_CB_BUFFERS:
+                printer.print_string(f", {self.buffers.data}")
+
+    def verify(self) -> None:
+        if memory_space_of(self.block) != MemorySpace.L1:
+            raise VerifyException(
+                f"a circular buffer holds blocks in L1, but its block type is {self.block}."
+            )
+        if self.buffers.data < 1:
+            raise VerifyException(
+                f"a circular buffer needs at least one block, but this one has {self.buffers.data}."
+            )
+
+
+@irdl_attr_definition
+class MemTxType(ParametrizedAttribute, TypeAttribute):
+    """A DMA transfer in flight, returned by the `d2m.dma_*` ops and awaited by `d2m.dma_wait`."""
+
+    name = "d2m.mem_tx"
+
+
+@irdl_attr_definition
+class SemaphoreType(ParametrizedAttribute, TypeAttribute):
+    """A semaphore in L1 at the same address on every core of the grid."""
+
+    name = "d2m.semaphore"
+
+
+class ThreadType(StrEnum):
+    """What a thread of a generic does: math on tiles, or moving data."""
+
+    COMPUTE = "compute"
+    DATAMOVEMENT = "datamovement"
+
+
+@irdl_attr_definition
+class ThreadAttr(BracketedEnumSyntax, EnumAttribute[ThreadType]):
+    """The kind of one thread of a `d2m.generic`: `#d2m.thread<compute>`."""
+
+    name = "d2m.thread"
+
+
+class TileDim(StrEnum):
+    """An axis of a tile, for reductions and broadcasts."""
+
+    ROW = "row"
+    COL = "col"
+    SCALAR = "scalar"
+
+
+@irdl_attr_definition
+class ReduceDimAttr(BracketedEnumSyntax, EnumAttribute[TileDim]):
+    """What a tile reduction reduces: `row` reduces each row (the result is a column in
+    column 0), `col` each column (a row in row 0), `scalar` the whole tile (element
+    [0, 0])."""
+
+    name = "d2m.reduce_dim"
+
+
+@irdl_attr_definition
+class BcastKindAttr(BracketedEnumSyntax, EnumAttribute[TileDim]):
+    """What a tile broadcast replicates: `row` copies row 0 to every row, `col` copies
+    column 0 to every column, `scalar` copies element [0, 0] everywhere."""
+
+    name = "d2m.bcast"
+
+
+def memory_space_of(memref: MemRefType) -> MemorySpace | None:
+    """The ttcore memory space of `memref`, or None when it has none."""
+    space = memref.memory_space
+    return space.data if isinstance(space, MemorySpaceAttr) else None
+
+
+def _element_type(shaped: Attribute) -> Attribute:
+    assert isinstance(shaped, MemRefType | TensorType)
+    return shaped.get_element_type()
+
+
+# ----------------------------------------------------------------------- d2m.generic
+
+
+@irdl_op_definition
+class GenericOp(IRDLOperation):
+    """Runs one region per thread on every core of `grid`.
+
+    Each region's block arguments are the thread's CBs, one per operand (`ins` then
+    `outs`, in order), optionally followed by semaphores. Regions are not isolated from
+    above: DMA ops name the generic's operands (the DRAM tensors) directly.
+    `block_factors` gives the blocks per loop dimension; `indexing_maps` (one per
+    operand) and `iterator_types`, when present, describe the iteration space as in
+    linalg.generic.
+    """
+
+    name = "d2m.generic"
+
+    inputs = var_operand_def(MemRefType)
+    outputs = var_operand_def(MemRefType)
+
+    grid = prop_def(GridAttr)
+    block_factors = prop_def(ArrayAttr[IntegerAttr[I64]])
+    indexing_maps = opt_prop_def(ArrayAttr[AffineMapAttr])
+    iterator_types = opt_prop_def(ArrayAttr[IteratorTypeAttr])
+    threads = prop_def(ArrayAttr[ThreadAttr])
+
+    thread_regions = var_region_def("single_block")
+
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    traits = traits_def(NoTerminator())
+
+    def __init__(
+        self,
+        inputs: Sequence[SSAValue],
+        outputs: Sequence[SSAValue],
+        grid: GridAttr,
+        block_factors: Sequence[int],
+        threads: Sequence[ThreadType],
+        thread_regions: Sequence[Region],
+        indexing_maps: ArrayAttr[AffineMapAttr] | None = None,
+        iterator_types: ArrayAttr[IteratorTypeAttr] | None = None,
+    ):
+        super().__init__(
+            operands=[inputs, outputs],
+            properties={
+                "grid": grid,
+                "block_factors": ArrayAttr(IntegerAttr(f, 64) for f in block_factors),
+                "threads": ArrayAttr(ThreadAttr(t) for t in threads),
+                "indexing_maps": indexing_maps,
+                "iterator_types": iterator_types,
+            },
+            regions=[thread_regions],
+        )
+
+    # The syntax follows linalg.generic, with one region per thread separated by commas:
+    #   d2m.generic {grid = ..., block_factors = [...], threads = [...]}
+    #       ins(%a, %b : T, T) outs(%c : T) {^bb0(...): ...}, {^bb0(...): ...}
+    def print(self, printer: Printer) -> None:
+        entries = {
+            name: value
+            for name, value in (*self.properties.items(), *self.attributes.items())
+            if name != AttrSizedOperandSegments.attribute_name
+        }
+        printer.print_string(" {")
+
+        def print_entry(name: str) -> None:
+            printer.print_string(f"{name} = ")
+            if name == "block_factors":
+                # MLIR's short form for i64 arrays: `[1, 1]`, not `[1 : i64, 1 : i64]`.
+                printer.print_string(str(self.block_factor_values))
+            else:
+                printer.print_attribute(entries[name])
+
+        printer.print_list(entries, print_entry)
+        printer.print_string("}")
+        for keyword, operands in (("ins", self.inputs), ("outs", self.outputs)):
+            printer.print_string(f" {keyword}(")
+            if operands:
+                printer.print_list(operands, printer.print_ssa_value)
+                printer.print_string(" : ")
+                printer.print_list(operands.types, printer.print_attribute)
+            printer.print_string(")")
+        printer.print_string(" ")
+        printer.print_list(self.thread_regions, printer.print_region)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> GenericOp:
+        attributes = parser.parse_optional_attr_dict()
+        inputs = _parse_operand_group(parser, "ins")
+        outputs = _parse_operand_group(parser, "outs")
+        regions = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_region)
+        property_names = cls.get_irdl_definition().properties.keys()
+        properties = {name: attributes.pop(name) for name in list(attributes) if name in property_names}
+        properties[AttrSizedOperandSegments.attribute_name] = DenseArrayBase.from_list(
+            i32, [len(inputs), len(outputs)]
+        )
+        return cls.create(
+            operands=[*inputs, *outputs],
+            properties=properties,
+            attributes=attributes,
+            regions=regions,
+        )
+
+    MAX_COMPUTE_THREADS: ClassVar[int] = 1
+    MAX_DATAMOVEMENT_THREADS: ClassVar[int] = 2  # one per data-movement RISC-V (BRISC, NCRISC)
+
+    @property
+    def block_factor_values(self) -> list[int]:
+        return [factor.value.data for factor in self.block_factors.data]
+
+    @property
+    def thread_kinds(self) -> list[ThreadType]:
+        return [thread.data for thread in self.threads.data]
+
+    def verify_(self) -> None:
+        self._verify_threads()
+        self._verify_block_factors()
+        self._verify_iteration_space()
+        operand_types = [operand.type for operand in self.operands]
+        for region_index, region in enumerate(self.thread_regions):
+            _verify_thread_arguments(region_index, region.block.arg_types, operand_types)
+
+    def _verify_threads(self) -> None:
+        if len(self.thread_regions) != len(self.threads):
+            raise VerifyException(
+                f"d2m.generic has {len(self.thread_regions)} regions but "
+                f"{len(self.threads)} threads; each thread needs exactly one region."
+            )
+        kinds = self.thread_kinds
+        if kinds.count(ThreadType.COMPUTE) > self.MAX_COMPUTE_THREADS:
+            raise VerifyException(
+                f"d2m.generic has {kinds.count(ThreadType.COMPUTE)} compute threads, "
+                f"but a core runs at most {self.MAX_COMPUTE_THREADS}."
+            )
+        if kinds.count(ThreadType.DATAMOVEMENT) > self.MAX_DATAMOVEMENT_THREADS:
+            raise VerifyException(
+                f"d2m.generic has {kinds.count(ThreadType.DATAMOVEMENT)} data-movement "
+                f"threads, but a core runs at most {self.MAX_DATAMOVEMENT_THREADS}."
+            )
+
+    def _verify_block_factors(self) -> None:
+        factors = self.block_factor_values
+        if any(factor < 1 for factor in factors):
+            raise VerifyException(f"block factors must be positive, but got {factors}.")
+
+    def _verify_iteration_space(self) -> None:
+        if self.indexing_maps is None:
+            if self.iterator_types is not None:
+                raise VerifyException("iterator_types needs indexing_maps beside it.")
+            return
+        maps = [m.data for m in self.indexing_maps.data]
+        if len(maps) != len(self.operands):
+            raise VerifyException(
+                f"d2m.generic has {len(self.operands)} operands but {len(maps)} "
+                "indexing maps; it needs one map per operand."
+            )
+        num_dims = {m.num_dims for m in maps}
+        if len(num_dims) != 1:
+            raise VerifyException(
+                "all indexing maps must have the same number of dimensions, "
+                f"but they have {sorted(num_dims)}."
+            )
+        (loop_rank,) = num_dims
+        for index, (indexing_map, operand) in enumerate(zip(maps, self.operands)):
+            rank = len(_shape(operand.type))
+            if len(indexing_map.results) != rank:
+                raise VerifyException(
+                    f"indexing map {index} has {len(indexing_map.results)} results, "
+                    f"but operand {index} has rank {rank}."
+                )
+        if len(self.block_factors) != loop_rank:
+            raise VerifyException(
+                f"d2m.generic has {len(self.block_factors)} block factors but "
+                f"{loop_rank} loop dimensions; it needs one factor per dimension."
+            )
+        if self.iterator_types is not None and len(self.iterator_types) != loop_rank:
+            raise VerifyException(
+                f"d2m.generic has {len(self.iterator_types)} iterator types but "
+                f"{loop_rank} loop dimensions; it needs one per dimension."
+            )
+
+
+def _parse_operand_group(parser: Parser, keyword: str) -> list[SSAValue]:
+    """Parses `keyword(%a, %b : T, T)` or `keyword()`."""
+    parser.parse_keyword(keyword)
+    parser.parse_punctuation("(")
+    if parser.parse_optional_punctuation(")") is not None:
+        return []
+    position = parser.pos
+    names = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_unresolved_operand)
+    parser.parse_punctuation(":")
+    types = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_type)
+    parser.parse_punctuation(")")
+    return list(parser.resolve_operands(names, types, position))
+
+
+def _shape(shaped: Attribute) -> tuple[int, ...]:
+    assert isinstance(shaped, MemRefType | TensorType)
+    return shaped.get_shape()
+
+
+def _verify_thread_arguments(
+    region_index: int, arg_types: Sequence[Attribute], operand_types: Sequence[Attribute]
+) -> None:
+    """A thread's block arguments are one CB per operand (of the operand's element type
+    and rank), then semaphores."""
+    if len(arg_types) < len(operand_types):
+        raise VerifyException(
+            f"region {region_index} has {len(arg_types)} block arguments, but the "
+            f"generic has {len(operand_types)} operands; each thread needs one CB per operand."
+        )
+    for index, (arg_type, operand_type) in enumerate(zip(arg_types, operand_types)):
+        if not isinstance(arg_type, CBType):
+            raise VerifyException(
+                f"block argument {index} of region {region_index} must be a !d2m.cb "
+                f"for operand {index}, but it is {arg_type}."
+            )
+        block_element = arg_type.block.get_element_type()
+        if block_element != _element_type(operand_type):
+            raise VerifyException(
+                f"the CB of operand {index} in region {region_index} holds {block_element}, "
+                f"but the operand holds {_element_type(operand_type)}."
+            )
+        if arg_type.block.get_num_dims() != len(_shape(operand_type)):
+            raise VerifyException(
+                f"the CB of operand {index} in region {region_index} has blocks of rank "
+                f"{arg_type.block.get_num_dims()}, but the operand has rank "
+                f"{len(_shape(operand_type))}."
+            )
+    for index, arg_type in enumerate(arg_types[len(operand_types) :], len(operand_types)):
+        if not isinstance(arg_type, SemaphoreType):
+            raise VerifyException(
+                f"block argument {index} of region {region_index} comes after the CBs, "
+                f"so it must be a !d2m.semaphore, but it is {arg_type}."
+            )
+
+
+# --------------------------------------------------------------------------- CB ops
+
+
+class _CBBlockOp(IRDLOperation):
+    """Base of wait/reserve: returns the CB's current block, as a tensor (compute
+    regions before bufferization) or as the CB's L1 memref."""
+
+    cb = operand_def(CBType)
+    result = result_def(TensorType | MemRefType)
+
+    assembly_format = "$cb attr-dict `:` type($cb) `->` type($result)"
+
+    def __init__(self, cb: SSAValue, result_type: Attribute):
+        super().__init__(operands=[cb], result_types=[result_type])
+
+    def verify_(self) -> None:
+        assert isinstance(self.cb.type, CBType)
+        block = self.cb.type.block
+        result = self.result.type
+        if isinstance(result, MemRefType):
+            if result != block:
+                raise VerifyException(
+                    f"{self.name} returns the CB's block, {block}, but the result type is {result}."
+                )
+        elif (
+            isinstance(result, TensorType)
+            and (result.get_shape(), result.get_element_type())
+            != (block.get_shape(), block.get_element_type())
+        ):
+            raise VerifyException(
+                f"{self.name} returns a tensor of the CB's block shape and element type "
+                f"({block}), but the result type is {result}."
+            )
+
+
+@irdl_op_definition
+class WaitOp(_CBBlockOp):
+    """Blocks until the CB's front block is filled by its producer; returns it (consumer side)."""
+
+    name = "d2m.wait"
+
+
+@irdl_op_definition
+class ReserveOp(_CBBlockOp):
+    """Blocks until the CB has a free block at its back; returns it (producer side)."""
+
+    name = "d2m.reserve"
+
+
+class _CBHandOffOp(IRDLOperation):
+    """Base of pop/push: hands the CB's current block to the other side."""
+
+    cb = operand_def(CBType)
+
+    assembly_format = "$cb attr-dict `:` type($cb)"
+
+    def __init__(self, cb: SSAValue):
+        super().__init__(operands=[cb])
+
+
+@irdl_op_definition
+class PopOp(_CBHandOffOp):
+    """Frees the front block that `d2m.wait` returned, for the producer to refill."""
+
+    name = "d2m.pop"
+
+
+@irdl_op_definition
+class PushOp(_CBHandOffOp):
+    """Publishes the back block that `d2m.reserve` returned, to the consumer."""
+
+    name = "d2m.push"
+
+
+@irdl_op_definition
+class StoreOp(IRDLOperation):
+    """Writes `value` into the block `dst` (the DSL's `block.store(expr)`); `dst` is a
+    block returned by `d2m.reserve`. Both have the same shape and element type."""
+
+    name = "d2m.store"
+
+    dst = operand_def(TensorType | MemRefType)
+    value = operand_def(TensorType | MemRefType)
+
+    assembly_format = "$dst `,` $value attr-dict `:` type($dst) `,` type($value)"
+
+    def __init__(self, dst: SSAValue, value: SSAValue):
+        super().__init__(operands=[dst, value])
+
+    def verify_(self) -> None:
+        dst, value = self.dst.type, self.value.type
+        if (_shape(dst), _element_type(dst)) != (_shape(value), _element_type(value)):
+            raise VerifyException(
+                f"d2m.store needs a value of the destination's shape and element type, "
+                f"but stores {value} into {dst}."
+            )
+
+
+# ------------------------------------------------------------------------- tile ops
+
+
+@dataclass(frozen=True, init=False)
+class SameTileType(VarConstraint[TileType]):
+    """All operands and results constrained by the same `SameTileType(name)` have one
+    tile type; says so in a sentence when they do not."""
+
+    def __init__(self, name: str):
+        super().__init__(name, BaseAttr(TileType))
+
+    def verify(self, attr: Attribute, constraint_context: VerificationContext) -> None:
+        expected = constraint_context.get_variable(self.name)
+        if expected is not None and expected != attr:
+            raise VerifyException(
+                f"all tiles of this op must have the same type, but got {expected} and {attr}."
+            )
+        super().verify(attr, constraint_context)
+
+
+_TILE: AttrConstraint = SameTileType("T")
+_ACC_TILE: AttrConstraint = SameTileType("ACC")
+
+
+class _TileUnaryOp(IRDLOperation):
+    input = operand_def(_TILE)
+    result = result_def(_TILE)
+
+    assembly_format = "$input attr-dict `:` type($result)"
+    traits = traits_def(Pure())
+
+    def __init__(self, input: SSAValue):
+        super().__init__(operands=[input], result_types=[input.type])
+
+
+class _TileBinaryOp(IRDLOperation):
+    lhs = operand_def(_TILE)
+    rhs = operand_def(_TILE)
+    result = result_def(_TILE)
+
+    assembly_format = "$lhs `,` $rhs attr-dict `:` type($result)"
+    traits = traits_def(Pure())
+
+    def __init__(self, lhs: SSAValue, rhs: SSAValue):
+        super().__init__(operands=[lhs, rhs], result_types=[lhs.type])
+
+
+class _TileScalarOp(IRDLOperation):
+    """A binary op whose second operand is a compile-time f32 scalar."""
+
+    input = operand_def(_TILE)
+    scalar = prop_def(FloatAttr[Float32Type])
+    result = result_def(_TILE)
+
+    assembly_format = "$input `,` $scalar attr-dict `:` type($result)"
+    traits = traits_def(Pure())
+
+    def __init__(self, input: SSAValue, scalar: float):
+        super().__init__(
+            operands=[input],
+            properties={"scalar": FloatAttr(scalar, Float32Type())},
+            result_types=[input.type],
+        )
+
+
+@irdl_op_definition
+class TileAddOp(_TileBinaryOp):
+    """lhs + rhs, elementwise."""
+
+    name = "d2m.tile_add"
+
+
+@irdl_op_definition
+class TileSubOp(_TileBinaryOp):
+    """lhs - rhs, elementwise."""
+
+    name = "d2m.tile_sub"
+
+
+@irdl_op_definition
+class TileMulOp(_TileBinaryOp):
+    """lhs * rhs, elementwise."""
+
+    name = "d2m.tile_mul"
+
+
+@irdl_op_definition
+class TileDivOp(_TileBinaryOp):
+    """lhs / rhs, elementwise."""
+
+    name = "d2m.tile_div"
+
+
+@irdl_op_definition
+class TileMaximumOp(_TileBinaryOp):
+    """max(lhs, rhs), elementwise."""
+
+    name = "d2m.tile_maximum"
+
+
+@irdl_op_definition
+class TileAddScalarOp(_TileScalarOp):
+    """input + scalar."""
+
+    name = "d2m.tile_add_scalar"
+
+
+@irdl_op_definition
+class TileSubScalarOp(_TileScalarOp):
+    """input - scalar."""
+
+    name = "d2m.tile_sub_scalar"
+
+
+@irdl_op_definition
+class TileRsubScalarOp(_TileScalarOp):
+    """scalar - input."""
+
+    name = "d2m.tile_rsub_scalar"
+
+
+@irdl_op_definition
+class TileMulScalarOp(_TileScalarOp):
+    """input * scalar."""
+
+    name = "d2m.tile_mul_scalar"
+
+
+@irdl_op_definition
+class TileDivScalarOp(_TileScalarOp):
+    """input / scalar."""
+
+    name = "d2m.tile_div_scalar"
+
+
+@irdl_op_definition
+class TileExpOp(_TileUnaryOp):
+    """e^x, elementwise."""
+
+    name = "d2m.tile_exp"
+
+
+@irdl_op_definition
+class TileSqrtOp(_TileUnaryOp):
+    """sqrt(x), elementwise."""
+
+    name = "d2m.tile_sqrt"
+
+
+@irdl_op_definition
+class TileRsqrtOp(_TileUnaryOp):
+    """1 / sqrt(x), elementwise."""
+
+    name = "d2m.tile_rsqrt"
+
+
+@irdl_op_definition
+class TileRecipOp(_TileUnaryOp):
+    """1 / x, elementwise."""
+
+    name = "d2m.tile_recip"
+
+
+@irdl_op_definition
+class TileNegOp(_TileUnaryOp):
+    """-x, elementwise."""
+
+    name = "d2m.tile_neg"
+
+
+@irdl_op_definition
+class TileAbsOp(_TileUnaryOp):
+    """|x|, elementwise."""
+
+    name = "d2m.tile_abs"
+
+
+@irdl_op_definition
+class TileTransposeOp(_TileUnaryOp):
+    """The transpose of the tile (rows become columns)."""
+
+    name = "d2m.tile_transpose"
+
+
+@irdl_op_definition
+class TileMatmulOp(IRDLOperation):
+    """acc + a @ b. `a` and `b` share one tile type; `acc` and the result share another
+    (an f32 accumulator for bf16 inputs, with fp32 DST accumulation)."""
+
+    name = "d2m.tile_matmul"
+
+    a = operand_def(_TILE)
+    b = operand_def(_TILE)
+    acc = operand_def(_ACC_TILE)
+    result = result_def(_ACC_TILE)
+
+    assembly_format = "$a `,` $b `,` $acc attr-dict `:` type($a) `,` type($acc)"
+    traits = traits_def(Pure())
+
+    def __init__(self, a: SSAValue, b: SSAValue, acc: SSAValue):
+        super().__init__(operands=[a, b, acc], result_types=[acc.type])
+
+
+class _TileReduceOp(IRDLOperation):
+    """reduce(input * scaler) along `dim`, combined with `acc` (tt-metal's reduce_tile).
+    `scaler` is a tile whose first row holds the scale factor (1.0 for a plain reduction)."""
+
+    input = operand_def(_TILE)
+    scaler = operand_def(_TILE)
+    acc = operand_def(_TILE)
+    dim = prop_def(ReduceDimAttr)
+    result = result_def(_TILE)
+
+    assembly_format = "$dim $input `,` $scaler `,` $acc attr-dict `:` type($result)"
+    traits = traits_def(Pure())
+
+    def __init__(self, input: SSAValue, scaler: SSAValue, acc: SSAValue, dim: TileDim):
+        super().__init__(
+            operands=[input, scaler, acc],
+            properties={"dim": ReduceDimAttr(dim)},
+            result_types=[acc.type],
+        )
+
+
+@irdl_op_definition
+class TileReduceSumOp(_TileReduceOp):
+    name = "d2m.tile_reduce_sum"
+
+
+@irdl_op_definition
+class TileReduceMaxOp(_TileReduceOp):
+    name = "d2m.tile_reduce_max"
+
+
+@irdl_op_definition
+class TileBcastOp(IRDLOperation):
+    """Replicates row 0, column 0 or element [0, 0] of `input` across the tile (`kind`)."""
+
+    name = "d2m.tile_bcast"
+
+    input = operand_def(_TILE)
+    kind = prop_def(BcastKindAttr)
+    result = result_def(_TILE)
+
+    assembly_format = "$kind $input attr-dict `:` type($result)"
+    traits = traits_def(Pure())
+
+    def __init__(self, input: SSAValue, kind: TileDim):
+        super().__init__(
+            operands=[input], properties={"kind": BcastKindAttr(kind)}, result_types=[input.type]
+        )
+
+
+@irdl_op_definition
+class TileFillOp(IRDLOperation):
+    """A tile with every element equal to `value`."""
+
+    name = "d2m.tile_fill"
+
+    value = prop_def(FloatAttr[Float32Type])
+    result = result_def(TileType)
+
+    assembly_format = "$value attr-dict `:` type($result)"
+    traits = traits_def(Pure())
+
+    def __init__(self, value: float, result_type: TileType):
+        super().__init__(
+            properties={"value": FloatAttr(value, Float32Type())}, result_types=[result_type]
+        )
+
+
+@irdl_op_definition
+class TileWhereOp(IRDLOperation):
+    """Elementwise `condition != 0 ? if_true : if_false`."""
+
+    name = "d2m.tile_where"
+
+    condition = operand_def(_TILE)
+    if_true = operand_def(_TILE)
+    if_false = operand_def(_TILE)
+    result = result_def(_TILE)
+
+    assembly_format = "$condition `,` $if_true `,` $if_false attr-dict `:` type($result)"
+    traits = traits_def(Pure())
+
+    def __init__(self, condition: SSAValue, if_true: SSAValue, if_false: SSAValue):
+        super().__init__(operands=[condition, if_true, if_false], result_types=[if_true.type])
+
+
+# ---------------------------------------------------------------------- DST and DMA
+
+
+@irdl_op_definition
+class AcquireDstOp(IRDLOperation):
+    """Acquires the DST register file of the math engine, seen as a memref of tiles in the
+    dst memory space; tile ops load their operands into it and compute there."""
+
+    name = "d2m.acquire_dst"
+
+    result = result_def(MemRefType)
+
+    assembly_format = "attr-dict `:` type($result)"
+
+    def verify_(self) -> None:
+        assert isinstance(self.result.type, MemRefType)
+        if memory_space_of(self.result.type) != MemorySpace.DST:
+            raise VerifyException(
+                f"d2m.acquire_dst returns a memref in #ttcore.memory_space<dst>, "
+                f"but the result type is {self.result.type}."
+            )
+
+
+def _verify_dma_sides(op: IRDLOperation, l1: SSAValue, dram: SSAValue, indices: Sequence[SSAValue]) -> None:
+    """The DRAM side of a DMA is indexed by one tile index per dimension; the L1 side is a
+    block of the same rank and element type."""
+    l1_type, dram_type = l1.type, dram.type
+    assert isinstance(l1_type, MemRefType) and isinstance(dram_type, MemRefType)
+    if memory_space_of(l1_type) != MemorySpace.L1:
+        raise VerifyException(f"{op.name} needs an L1 block on its L1 side, but got {l1_type}.")
+    if len(indices) != dram_type.get_num_dims():
+        raise VerifyException(
+            f"{op.name} indexes a rank-{dram_type.get_num_dims()} memref with "
+            f"{len(indices)} tile indices; it needs one index per dimension."
+        )
+    if l1_type.get_num_dims() != dram_type.get_num_dims():
+        raise VerifyException(
+            f"{op.name} moves a rank-{l1_type.get_num_dims()} block to or from a "
+            f"rank-{dram_type.get_num_dims()} memref; the ranks must match."
+        )
+    if l1_type.get_element_type() != dram_type.get_element_type():
+        raise VerifyException(
+            f"{op.name} moves {l1_type.get_element_type()} tiles to or from a memref of "
+            f"{dram_type.get_element_type()}; the element types must match."
+        )
+
+
+@irdl_op_definition
+class DMAReadOp(IRDLOperation):
+    """Starts copying the block of `dst`'s shape at tile index `indices` of `src` (DRAM)
+    into the L1 block `dst`."""
+
+    name = "d2m.dma_read"
+
+    src = operand_def(MemRefType)
+    indices = var_operand_def(IndexType)
+    dst = operand_def(MemRefType)
+    tx = result_def(MemTxType)
+
+    assembly_format = (
+        "$src `[` $indices `]` `,` $dst attr-dict `:` type($src) `,` type($dst) `->` type($tx)"
+    )
+
+    def __init__(self, src: SSAValue, indices: Sequence[SSAValue], dst: SSAValue):
+        super().__init__(operands=[src, indices, dst], result_types=[MemTxType()])
+
+    def verify_(self) -> None:
+        _verify_dma_sides(self, self.dst, self.src, self.indices)
+
+
+@irdl_op_definition
+class DMAWriteOp(IRDLOperation):
+    """Starts copying the L1 block `src` into `dst` (DRAM) at tile index `indices`."""
+
+    name = "d2m.dma_write"
+
+    src = operand_def(MemRefType)
+    dst = operand_def(MemRefType)
+    indices = var_operand_def(IndexType)
+    tx = result_def(MemTxType)
+
+    assembly_format = (
+        "$src `,` $dst `[` $indices `]` attr-dict `:` type($src) `,` type($dst) `->` type($tx)"
+    )
+
+    def __init__(self, src: SSAValue, dst: SSAValue, indices: Sequence[SSAValue]):
+        super().__init__(operands=[src, dst, indices], result_types=[MemTxType()])
+
+    def verify_(self) -> None:
+        _verify_dma_sides(self, self.src, self.dst, self.indices)
+
+
+@irdl_op_definition
+class DMAMulticastOp(IRDLOperation):
+    """Starts copying the L1 block `src` into the L1 block `dst` (same address) on every
+    core of the rectangle whose top-left core is `core` and whose shape is `mcast`
+    (rows, columns of cores)."""
+
+    name = "d2m.dma_mcast"
+
+    src = operand_def(MemRefType)
+    dst = operand_def(MemRefType)
+    core = var_operand_def(IndexType)
+    mcast = var_operand_def(IndexType)
+    tx = result_def(MemTxType)
+
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    assembly_format = (
+        "$src `,` $dst `core` `[` $core `]` `mcast` `[` $mcast `]` attr-dict "
+        "`:` type($src) `,` type($dst) `->` type($tx)"
+    )
+
+    def __init__(
+        self, src: SSAValue, dst: SSAValue, core: Sequence[SSAValue], mcast: Sequence[SSAValue]
+    ):
+        super().__init__(operands=[src, dst, core, mcast], result_types=[MemTxType()])
+
+    def verify_(self) -> None:
+        for operand in (self.src, self.dst):
+            assert isinstance(operand.type, MemRefType)
+            if memory_space_of(operand.type) != MemorySpace.L1:
+                raise VerifyException(
+                    f"d2m.dma_mcast copies between L1 blocks, but got {operand.type}."
+                )
+        if self.src.type != self.dst.type:
+            raise VerifyException(
+                f"d2m.dma_mcast copies a block to a block of the same type, but got "
+                f"{self.src.type} and {self.dst.type}."
+            )
+        _verify_core_rectangle(self.name, self.core, self.mcast)
+
+
+def _verify_core_rectangle(op_name: str, core: Sequence[SSAValue], mcast: Sequence[SSAValue]) -> None:
+    if len(core) not in (0, 2):
+        raise VerifyException(
+            f"{op_name} needs a core coordinate of two indices (row, column), but got {len(core)}."
+        )
+    if len(mcast) not in (0, 2):
+        raise VerifyException(
+            f"{op_name} needs a multicast shape of two indices (rows, columns), but got {len(mcast)}."
+        )
+    if mcast and not core:
+        raise VerifyException(f"{op_name} needs the rectangle's first core beside its multicast shape.")
+
+
+@irdl_op_definition
+class DMAWaitOp(IRDLOperation):
+    """Blocks until the transfer `tx` has completed."""
+
+    name = "d2m.dma_wait"
+
+    tx = operand_def(MemTxType)
+
+    assembly_format = "$tx attr-dict"
+
+    def __init__(self, tx: SSAValue):
+        super().__init__(operands=[tx])
+
+
+# ----------------------------------------------------------------------- semaphores
+
+
+@irdl_op_definition
+class SemaphoreSetOp(IRDLOperation):
+    """Sets the semaphore to `value`: on this core, on the core `core`, or on every core
+    of the rectangle `core` + `mcast`."""
+
+    name = "d2m.semaphore_set"
+
+    semaphore = operand_def(SemaphoreType)
+    value = operand_def(IndexType)
+    core = var_operand_def(IndexType)
+    mcast = var_operand_def(IndexType)
+
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    assembly_format = (
+        "$semaphore `,` $value (`core` `[` $core^ `]`)? (`mcast` `[` $mcast^ `]`)? attr-dict"
+    )
+
+    def verify_(self) -> None:
+        _verify_core_rectangle(self.name, self.core, self.mcast)
+
+
+@irdl_op_definition
+class SemaphoreIncOp(IRDLOperation):
+    """Adds `value` to the semaphore on this core or on the core `core`."""
+
+    name = "d2m.semaphore_inc"
+
+    semaphore = operand_def(SemaphoreType)
+    value = operand_def(IndexType)
+    core = var_operand_def(IndexType)
+
+    assembly_format = "$semaphore `,` $value (`core` `[` $core^ `]`)? attr-dict"
+
+    def verify_(self) -> None:
+        _verify_core_rectangle(self.name, self.core, ())
+
+
+@irdl_op_definition
+class SemaphoreWaitOp(IRDLOperation):
+    """Blocks until this core's semaphore equals `value`, then sets it to `reset` if given."""
+
+    name = "d2m.semaphore_wait"
+
+    semaphore = operand_def(SemaphoreType)
+    value = operand_def(IndexType)
+    reset = opt_operand_def(IndexType)
+
+    assembly_format = "$semaphore `,` $value (`reset` $reset^)? attr-dict"
+
+
+# -------------------------------------------------------------------- grid queries
+
+
+class _IndexQueryOp(IRDLOperation):
+    """Base of the ops returning one index along dimension `dim`: `d2m.core_index(0)`."""
+
+    dim = prop_def(IntegerAttr[I64])
+    result = result_def(IndexType)
+
+    assembly_format = "`(` $dim `)` attr-dict"
+    traits = traits_def(Pure())
+
+    def __init__(self, dim: int):
+        super().__init__(properties={"dim": IntegerAttr(dim, 64)}, result_types=[IndexType()])
+
+
+class _GridQueryOp(_IndexQueryOp):
+    GRID_RANK: ClassVar[int] = 2
+
+    def verify_(self) -> None:
+        if not 0 <= self.dim.value.data < self.GRID_RANK:
+            raise VerifyException(
+                f"{self.name} takes a grid dimension, 0 (rows) or 1 (columns), "
+                f"but got {self.dim.value.data}."
+            )
+
+
+@irdl_op_definition
+class CoreIndexOp(_GridQueryOp):
+    """This core's coordinate along grid dimension `dim` (0: row, 1: column)."""
+
+    name = "d2m.core_index"
+
+
+@irdl_op_definition
+class GridSizeOp(_GridQueryOp):
+    """The number of cores of the generic's grid along dimension `dim`."""
+
+    name = "d2m.grid_size"
+
+
+@irdl_op_definition
+class IterIndexOp(_IndexQueryOp):
+    """The current block index along loop dimension `dim` of the enclosing generic."""
+
+    name = "d2m.iter_index"
+
+    def verify_(self) -> None:
+        if self.dim.value.data < 0:
+            raise VerifyException(
+                f"d2m.iter_index takes a loop dimension >= 0, but got {self.dim.value.data}."
+            )
+
+
+D2M = Dialect(
+    "d2m",
+    [
+        GenericOp,
+        WaitOp,
+        ReserveOp,
+        PopOp,
+        PushOp,
+        StoreOp,
+        TileAddOp,
+        TileSubOp,
+        TileMulOp,
+        TileDivOp,
+        TileMaximumOp,
+        TileAddScalarOp,
+        TileSubScalarOp,
+        TileRsubScalarOp,
+        TileMulScalarOp,
+        TileDivScalarOp,
+        TileExpOp,
+        TileSqrtOp,
+        TileRsqrtOp,
+        TileRecipOp,
+        TileNegOp,
+        TileAbsOp,
+        TileTransposeOp,
+        TileMatmulOp,
+        TileReduceSumOp,
+        TileReduceMaxOp,
+        TileBcastOp,
+        TileFillOp,
+        TileWhereOp,
+        AcquireDstOp,
+        DMAReadOp,
+        DMAWriteOp,
+        DMAMulticastOp,
+        DMAWaitOp,
+        SemaphoreSetOp,
+        SemaphoreIncOp,
+        SemaphoreWaitOp,
+        CoreIndexOp,
+        GridSizeOp,
+        IterIndexOp,
+    ],
+    [CBType, MemTxType, SemaphoreType, ThreadAttr, ReduceDimAttr, BcastKindAttr],
+)

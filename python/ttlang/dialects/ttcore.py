@@ -1,0 +1,188 @@
+"""The ttcore dialect: types and attributes shared by every ttlang dialect.
+
+- `!ttcore.tile<32x32, bf16>`: one 32x32 tile, the unit every Tensix engine works on.
+  Blocks of tiles are memrefs/tensors of tiles, e.g.
+  `memref<2x2x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<l1>>`.
+- `#ttcore.memory_space<dram|l1|dst>`: where a memref lives (DRAM, a core's L1, or
+  the DST register file of the math engine).
+- `#ttcore.grid<RxC>`: a rectangle of cores (rows x columns).
+- `#ttcore.iterator_type<parallel|reduction>`: how a loop dimension of a generic runs.
+- `#ttcore.data_format<bf16|f32|bfp8_b>`: the element format of a tile (and of a CB
+  page); `bfp8_b` (block floating point, a shared exponent per 16 values) is accepted
+  by the parser and reserved for later.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xdsl.dialects.builtin import IntAttr
+from xdsl.dialects.utils import EnumAttribute
+from xdsl.ir import Attribute, Dialect, ParametrizedAttribute, TypeAttribute
+from xdsl.irdl import irdl_attr_definition, param_def
+from xdsl.parser import AttrParser
+from xdsl.printer import Printer
+from xdsl.utils.exceptions import VerifyException
+from xdsl.utils.str_enum import StrEnum
+
+TILE_ROWS = 32
+TILE_COLS = 32
+
+
+class DataType(StrEnum):
+    """Element format of a tile."""
+
+    BF16 = "bf16"
+    F32 = "f32"
+    BFP8_B = "bfp8_b"
+
+
+# Bytes of one 32x32 tile per format; bfp8_b is 1024 mantissa bytes plus one shared
+# exponent byte per 16 values (64 bytes).
+_TILE_BYTES: dict[DataType, int] = {
+    DataType.BF16: TILE_ROWS * TILE_COLS * 2,
+    DataType.F32: TILE_ROWS * TILE_COLS * 4,
+    DataType.BFP8_B: TILE_ROWS * TILE_COLS + TILE_ROWS * TILE_COLS // 16,
+}
+
+
+class BracketedEnumSyntax:
+    """Prints an enum attribute as `#dialect.name<value>` (the MLIR pretty form)."""
+
+    data: StrEnum
+    enum_type: type[StrEnum]
+
+    def print_parameter(self, printer: Printer) -> None:
+        with printer.in_angle_brackets():
+            printer.print_string(self.data.value)
+
+    @classmethod
+    def parse_parameter(cls, parser: AttrParser) -> StrEnum:
+        with parser.in_angle_brackets():
+            return parser.parse_str_enum(cls.enum_type)
+
+
+@irdl_attr_definition
+class DataTypeAttr(BracketedEnumSyntax, EnumAttribute[DataType]):
+    """A tile element format: `#ttcore.data_format<bf16>`."""
+
+    name = "ttcore.data_format"
+
+
+class MemorySpace(StrEnum):
+    """Where a buffer lives."""
+
+    DRAM = "dram"
+    L1 = "l1"
+    DST = "dst"
+
+
+@irdl_attr_definition
+class MemorySpaceAttr(BracketedEnumSyntax, EnumAttribute[MemorySpace]):
+    """The memory space of a memref: `#ttcore.memory_space<l1>`."""
+
+    name = "ttcore.memory_space"
+
+
+class IteratorType(StrEnum):
+    """How a loop dimension of a generic is iterated."""
+
+    PARALLEL = "parallel"
+    REDUCTION = "reduction"
+
+
+@irdl_attr_definition
+class IteratorTypeAttr(BracketedEnumSyntax, EnumAttribute[IteratorType]):
+    """A loop dimension's iterator type: `#ttcore.iterator_type<parallel>`."""
+
+    name = "ttcore.iterator_type"
+
+
+@irdl_attr_definition
+class TileType(ParametrizedAttribute, TypeAttribute):
+    """A 32x32 tile of `data_type` elements: `!ttcore.tile<32x32, bf16>`."""
+
+    name = "ttcore.tile"
+
+    rows: IntAttr = param_def(IntAttr)
+    cols: IntAttr = param_def(IntAttr)
+    data_type: DataTypeAttr = param_def(DataTypeAttr)
+
+    def __init__(
+        self, data_type: DataType | str | DataTypeAttr, rows: int = TILE_ROWS, cols: int = TILE_COLS
+    ):
+        if not isinstance(data_type, DataTypeAttr):
+            data_type = DataTypeAttr(DataType(data_type))
+        super().__init__(IntAttr(rows), IntAttr(cols), data_type)
+
+    @property
+    def element_format(self) -> DataType:
+        return self.data_type.data
+
+    def size_bytes(self) -> int:
+        """Bytes one tile of this type occupies in L1 or DRAM."""
+        return _TILE_BYTES[self.element_format]
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        with parser.in_angle_brackets():
+            shape = parser.parse_dimension_list()
+            if len(shape) != 2:
+                parser.raise_error(f"expected a tile shape of two dimensions, got {len(shape)}")
+            parser.parse_punctuation(",")
+            data_type = parser.parse_str_enum(DataType)
+        return (IntAttr(shape[0]), IntAttr(shape[1]), DataTypeAttr(data_type))
+
+    def print_parameters(self, printer: Printer) -> None:
+        with printer.in_angle_brackets():
+            printer.print_string(f"{self.rows.data}x{self.cols.data}, {self.element_format.value}")
+
+    def verify(self) -> None:
+        if (self.rows.data, self.cols.data) != (TILE_ROWS, TILE_COLS):
+            raise VerifyException(
+                f"a tile must be {TILE_ROWS}x{TILE_COLS}, "
+                f"but this one is {self.rows.data}x{self.cols.data}."
+            )
+
+
+@irdl_attr_definition
+class GridAttr(ParametrizedAttribute):
+    """A rectangle of cores, rows x columns: `#ttcore.grid<2x4>`."""
+
+    name = "ttcore.grid"
+
+    rows: IntAttr = param_def(IntAttr)
+    cols: IntAttr = param_def(IntAttr)
+
+    def __init__(self, rows: int, cols: int):
+        super().__init__(IntAttr(rows), IntAttr(cols))
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return (self.rows.data, self.cols.data)
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        with parser.in_angle_brackets():
+            shape = parser.parse_dimension_list()
+        if len(shape) != 2:
+            parser.raise_error(f"expected a grid of two dimensions (rows x columns), got {len(shape)}")
+        return (IntAttr(shape[0]), IntAttr(shape[1]))
+
+    def print_parameters(self, printer: Printer) -> None:
+        with printer.in_angle_brackets():
+            printer.print_string(f"{self.rows.data}x{self.cols.data}")
+
+    def verify(self) -> None:
+        if self.rows.data < 1 or self.cols.data < 1:
+            raise VerifyException(
+                f"a grid needs at least one core in each dimension, but this one is "
+                f"{self.rows.data}x{self.cols.data}."
+            )
+
+
+TTCore = Dialect(
+    "ttcore",
+    [],
+    [DataTypeAttr, MemorySpaceAttr, IteratorTypeAttr, TileType, GridAttr],
+)
