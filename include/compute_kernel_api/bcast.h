@@ -1,0 +1,66 @@
+// Broadcast binary ops. BroadcastType::ROW: B's row 0 is used for every row;
+// COL: B's column 0 for every column; SCALAR: B[0][0] everywhere.
+#pragma once
+
+#include "compute_kernel_api/eltwise_binary.h"
+
+template <EltwiseBinaryType tBcastOp, BroadcastType tBcastDim>
+ALWI void init_bcast(uint32_t icb0, uint32_t icb1, uint32_t ocb = 16) {
+  (void)icb0, (void)icb1, (void)ocb;
+  ttemu::init(ttemu::InitKind::Bcast);
+}
+
+template <EltwiseBinaryType tBcastOp, BroadcastType tBcastDim>
+ALWI void any_tiles_bcast(uint32_t icb0, uint32_t icb1, uint32_t itile0, uint32_t itile1, uint32_t idst) {
+  ttemu::binary_tiles(ttemu_detail::binary_op_of(tBcastOp), ttemu_detail::broadcast_of(tBcastDim), icb0,
+                      icb1, itile0, itile1, idst, false);
+}
+
+template <BroadcastType tBcastDim>
+ALWI void add_tiles_bcast(uint32_t icb0, uint32_t icb1, uint32_t itile0, uint32_t itile1, uint32_t idst) {
+  any_tiles_bcast<ELWADD, tBcastDim>(icb0, icb1, itile0, itile1, idst);
+}
+template <BroadcastType tBcastDim>
+ALWI void sub_tiles_bcast(uint32_t icb0, uint32_t icb1, uint32_t itile0, uint32_t itile1, uint32_t idst) {
+  any_tiles_bcast<ELWSUB, tBcastDim>(icb0, icb1, itile0, itile1, idst);
+}
+template <BroadcastType tBcastDim>
+ALWI void mul_tiles_bcast(uint32_t icb0, uint32_t icb1, uint32_t itile0, uint32_t itile1, uint32_t idst) {
+  any_tiles_bcast<ELWMUL, tBcastDim>(icb0, icb1, itile0, itile1, idst);
+}
+
+// add/sub/mul x rows/cols/scalar: <op>_tiles_bcast_<dim> and <op>_bcast_<dim>_init_short.
+#define TTEMU_BCAST_FORMS(op, OP, dim, DIM)                                                       \
+  ALWI void op##_bcast_##dim##_init_short(uint32_t icb0, uint32_t icb1) {                         \
+    init_bcast<OP, BroadcastType::DIM>(icb0, icb1);                                               \
+  }                                                                                               \
+  ALWI void op##_tiles_bcast_##dim(uint32_t icb0, uint32_t icb1, uint32_t itile0, uint32_t itile1, \
+                                   uint32_t idst) {                                               \
+    any_tiles_bcast<OP, BroadcastType::DIM>(icb0, icb1, itile0, itile1, idst);                    \
+  }
+TTEMU_BCAST_FORMS(add, ELWADD, rows, ROW)
+TTEMU_BCAST_FORMS(add, ELWADD, cols, COL)
+TTEMU_BCAST_FORMS(add, ELWADD, scalar, SCALAR)
+TTEMU_BCAST_FORMS(sub, ELWSUB, rows, ROW)
+TTEMU_BCAST_FORMS(sub, ELWSUB, cols, COL)
+TTEMU_BCAST_FORMS(sub, ELWSUB, scalar, SCALAR)
+TTEMU_BCAST_FORMS(mul, ELWMUL, rows, ROW)
+TTEMU_BCAST_FORMS(mul, ELWMUL, cols, COL)
+TTEMU_BCAST_FORMS(mul, ELWMUL, scalar, SCALAR)
+#undef TTEMU_BCAST_FORMS
+
+// tt-metal spells the scalar inits this way.
+ALWI void add_tiles_bcast_scalar_init_short(uint32_t icb0, uint32_t icb1) { add_bcast_scalar_init_short(icb0, icb1); }
+ALWI void sub_tiles_bcast_scalar_init_short(uint32_t icb0, uint32_t icb1) { sub_bcast_scalar_init_short(icb0, icb1); }
+ALWI void mul_tiles_bcast_scalar_init_short(uint32_t icb0, uint32_t icb1) { mul_bcast_scalar_init_short(icb0, icb1); }
+
+// DST[idst] = broadcast of one CB tile (ROW: row 0 everywhere, COL: column 0, SCALAR: [0][0]).
+template <BroadcastType bcast_type>
+ALWI void unary_bcast_init(uint32_t icb, uint32_t ocb) {
+  (void)icb, (void)ocb;
+  ttemu::init(ttemu::InitKind::Bcast);
+}
+template <BroadcastType bcast_type>
+ALWI void unary_bcast(uint32_t icb, uint32_t in_tile_index, uint32_t dst_tile_index) {
+  ttemu::unary_bcast(ttemu_detail::broadcast_of(bcast_type), icb, in_tile_index, dst_tile_index);
+}

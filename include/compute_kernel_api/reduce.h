@@ -1,0 +1,47 @@
+// reduce_tile: DST[idst] = reduce(A * scaler) along a dimension, accumulated into DST.
+#pragma once
+
+#include "compute_kernel_api/common.h"
+
+namespace ckernel {
+enum PoolType { SUM, AVG, MAX };
+enum ReduceDim { REDUCE_ROW, REDUCE_COL, REDUCE_SCALAR };
+}  // namespace ckernel
+
+#ifndef REDUCE_OP
+#define REDUCE_OP PoolType::SUM
+#endif
+#ifndef REDUCE_DIM
+#define REDUCE_DIM ReduceDim::REDUCE_ROW
+#endif
+
+namespace ttemu_detail {
+constexpr ttemu::ReducePool pool_of(PoolType pool) {
+  return pool == SUM ? ttemu::ReducePool::Sum : pool == AVG ? ttemu::ReducePool::Avg : ttemu::ReducePool::Max;
+}
+constexpr ttemu::ReduceAxis axis_of(ReduceDim dim) {
+  return dim == REDUCE_ROW ? ttemu::ReduceAxis::Row
+                           : dim == REDUCE_COL ? ttemu::ReduceAxis::Col : ttemu::ReduceAxis::Scalar;
+}
+}  // namespace ttemu_detail
+
+template <PoolType reduce_type = REDUCE_OP, ReduceDim reduce_dim = REDUCE_DIM,
+          bool enforce_fp32_accumulation = false>
+ALWI void reduce_init(uint32_t icb, uint32_t icb_scaler, uint32_t ocb) {
+  (void)icb, (void)icb_scaler, (void)ocb;
+  ttemu::init(ttemu::InitKind::Reduce);
+}
+
+template <bool enforce_fp32_accumulation = false>
+ALWI void reduce_uninit(uint32_t icb = 0) {
+  (void)icb;
+  ttemu::init(ttemu::InitKind::Reduce);
+}
+
+template <PoolType reduce_type = REDUCE_OP, ReduceDim reduce_dim = REDUCE_DIM,
+          bool enforce_fp32_accumulation = false>
+ALWI void reduce_tile(uint32_t icb, uint32_t icb_scaler, uint32_t itile, uint32_t itile_scaler,
+                      uint32_t idst) {
+  ttemu::reduce_tile(ttemu_detail::pool_of(reduce_type), ttemu_detail::axis_of(reduce_dim), icb,
+                     icb_scaler, itile, itile_scaler, idst);
+}
