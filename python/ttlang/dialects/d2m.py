@@ -845,6 +845,54 @@ class AcquireDstOp(IRDLOperation):
             )
 
 
+class _DstSectionOp(IRDLOperation):
+    """Base of the DST section hand-offs after `d2m.acquire_dst` (tt-metal's tile_regs_*)."""
+
+    dst = operand_def(MemRefType)
+
+    assembly_format = "$dst attr-dict `:` type($dst)"
+
+    def __init__(self, dst: SSAValue):
+        super().__init__(operands=[dst])
+
+
+@irdl_op_definition
+class CommitDstOp(_DstSectionOp):
+    """The math engine is done with the acquired DST section and hands it to the packer."""
+
+    name = "d2m.commit_dst"
+
+
+@irdl_op_definition
+class WaitDstOp(_DstSectionOp):
+    """The packer waits for the committed DST section before packing from it."""
+
+    name = "d2m.wait_dst"
+
+
+@irdl_op_definition
+class ReleaseDstOp(_DstSectionOp):
+    """The packer is done with the DST section; the next `d2m.acquire_dst` may reuse it."""
+
+    name = "d2m.release_dst"
+
+
+@irdl_op_definition
+class LocalCBOp(IRDLOperation):
+    """A CB private to the compute thread, holding a temporary block in L1; the thread
+    both produces (reserve/push) and consumes (wait/pop) it. Program assembly numbers
+    local CBs after the generic's operand CBs, in order of appearance."""
+
+    name = "d2m.local_cb"
+
+    result = result_def(CBType)
+
+    assembly_format = "attr-dict `:` type($result)"
+
+    def __init__(self, cb_type: CBType):
+        super().__init__(result_types=[cb_type])
+
+
 def _verify_dma_sides(op: IRDLOperation, l1: SSAValue, dram: SSAValue, indices: Sequence[SSAValue]) -> None:
     """The DRAM side of a DMA is indexed by one tile index per dimension; the L1 side is a
     block of the same rank and element type."""
@@ -1121,6 +1169,10 @@ D2M = Dialect(
         TileFillOp,
         TileWhereOp,
         AcquireDstOp,
+        CommitDstOp,
+        WaitDstOp,
+        ReleaseDstOp,
+        LocalCBOp,
         DMAReadOp,
         DMAWriteOp,
         DMAMulticastOp,
