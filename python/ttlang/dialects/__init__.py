@@ -10,6 +10,8 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable
 
+from xdsl.context import Context
+from xdsl.dialects import get_all_dialects
 from xdsl.ir import Dialect
 
 # dialect name -> (module, attribute holding the Dialect)
@@ -17,8 +19,8 @@ _DIALECTS: dict[str, tuple[str, str]] = {
     "ttcore": ("ttlang.dialects.ttcore", "TTCore"),
     "d2m": ("ttlang.dialects.d2m", "D2M"),
     "ttkernel": ("ttlang.dialects.ttkernel", "TTKernel"),
-    # the emitc ops xDSL 0.74 lacks, in the `emitc` namespace beside xDSL's own
-    "emitc_ext": ("ttlang.dialects.emitc_ext", "EmitCExt"),
+    # xDSL's emitc plus the ops it lacks; replaces xDSL's emitc (see register_dialects)
+    "emitc": ("ttlang.dialects.emitc_ext", "EmitCExt"),
 }
 
 
@@ -29,3 +31,11 @@ def dialect_factories() -> dict[str, Callable[[], Dialect]]:
         return lambda: getattr(importlib.import_module(module), attribute)
 
     return {name: factory(m, a) for name, (m, a) in _DIALECTS.items()}
+
+
+def register_dialects(ctx: Context) -> None:
+    """Registers xDSL's dialects and ttlang's in `ctx`; where both define a dialect
+    (emitc), ttlang's extended one takes the place of xDSL's."""
+    factories = get_all_dialects() | dialect_factories()
+    for name, factory in factories.items():
+        ctx.register_dialect(name, factory)
