@@ -323,18 +323,18 @@ class GenericOp(IRDLOperation):
     def _verify_threads(self) -> None:
         if len(self.thread_regions) != len(self.threads):
             raise VerifyException(
-                f"d2m.generic has {len(self.thread_regions)} regions but "
+                f"has {len(self.thread_regions)} regions but "
                 f"{len(self.threads)} threads; each thread needs exactly one region."
             )
         kinds = self.thread_kinds
         if kinds.count(ThreadType.COMPUTE) > self.MAX_COMPUTE_THREADS:
             raise VerifyException(
-                f"d2m.generic has {kinds.count(ThreadType.COMPUTE)} compute threads, "
+                f"has {kinds.count(ThreadType.COMPUTE)} compute threads, "
                 f"but a core runs at most {self.MAX_COMPUTE_THREADS}."
             )
         if kinds.count(ThreadType.DATAMOVEMENT) > self.MAX_DATAMOVEMENT_THREADS:
             raise VerifyException(
-                f"d2m.generic has {kinds.count(ThreadType.DATAMOVEMENT)} data-movement "
+                f"has {kinds.count(ThreadType.DATAMOVEMENT)} data-movement "
                 f"threads, but a core runs at most {self.MAX_DATAMOVEMENT_THREADS}."
             )
 
@@ -351,7 +351,7 @@ class GenericOp(IRDLOperation):
         maps = [m.data for m in self.indexing_maps.data]
         if len(maps) != len(self.operands):
             raise VerifyException(
-                f"d2m.generic has {len(self.operands)} operands but {len(maps)} "
+                f"has {len(self.operands)} operands but {len(maps)} "
                 "indexing maps; it needs one map per operand."
             )
         num_dims = {m.num_dims for m in maps}
@@ -370,12 +370,12 @@ class GenericOp(IRDLOperation):
                 )
         if len(self.block_factors) != loop_rank:
             raise VerifyException(
-                f"d2m.generic has {len(self.block_factors)} block factors but "
+                f"has {len(self.block_factors)} block factors but "
                 f"{loop_rank} loop dimensions; it needs one factor per dimension."
             )
         if self.iterator_types is not None and len(self.iterator_types) != loop_rank:
             raise VerifyException(
-                f"d2m.generic has {len(self.iterator_types)} iterator types but "
+                f"has {len(self.iterator_types)} iterator types but "
                 f"{loop_rank} loop dimensions; it needs one per dimension."
             )
 
@@ -457,7 +457,7 @@ class _CBBlockOp(IRDLOperation):
         if isinstance(result, MemRefType):
             if result != block:
                 raise VerifyException(
-                    f"{self.name} returns the CB's block, {block}, but the result type is {result}."
+                    f"returns the CB's block, {block}, but the result type is {result}."
                 )
         elif (
             isinstance(result, TensorType)
@@ -465,7 +465,7 @@ class _CBBlockOp(IRDLOperation):
             != (block.get_shape(), block.get_element_type())
         ):
             raise VerifyException(
-                f"{self.name} returns a tensor of the CB's block shape and element type "
+                f"returns a tensor of the CB's block shape and element type "
                 f"({block}), but the result type is {result}."
             )
 
@@ -528,7 +528,7 @@ class StoreOp(IRDLOperation):
         dst, value = self.dst.type, self.value.type
         if (_shape(dst), _element_type(dst)) != (_shape(value), _element_type(value)):
             raise VerifyException(
-                f"d2m.store needs a value of the destination's shape and element type, "
+                f"needs a value of the destination's shape and element type, "
                 f"but stores {value} into {dst}."
             )
 
@@ -840,7 +840,7 @@ class AcquireDstOp(IRDLOperation):
         assert isinstance(self.result.type, MemRefType)
         if memory_space_of(self.result.type) != MemorySpace.DST:
             raise VerifyException(
-                f"d2m.acquire_dst returns a memref in #ttcore.memory_space<dst>, "
+                f"returns a memref in #ttcore.memory_space<dst>, "
                 f"but the result type is {self.result.type}."
             )
 
@@ -893,26 +893,26 @@ class LocalCBOp(IRDLOperation):
         super().__init__(result_types=[cb_type])
 
 
-def _verify_dma_sides(op: IRDLOperation, l1: SSAValue, dram: SSAValue, indices: Sequence[SSAValue]) -> None:
+def _verify_dma_sides(l1: SSAValue, dram: SSAValue, indices: Sequence[SSAValue]) -> None:
     """The DRAM side of a DMA is indexed by one tile index per dimension; the L1 side is a
     block of the same rank and element type."""
     l1_type, dram_type = l1.type, dram.type
     assert isinstance(l1_type, MemRefType) and isinstance(dram_type, MemRefType)
     if memory_space_of(l1_type) != MemorySpace.L1:
-        raise VerifyException(f"{op.name} needs an L1 block on its L1 side, but got {l1_type}.")
+        raise VerifyException(f"needs an L1 block on its L1 side, but got {l1_type}.")
     if len(indices) != dram_type.get_num_dims():
         raise VerifyException(
-            f"{op.name} indexes a rank-{dram_type.get_num_dims()} memref with "
+            f"indexes a rank-{dram_type.get_num_dims()} memref with "
             f"{len(indices)} tile indices; it needs one index per dimension."
         )
     if l1_type.get_num_dims() != dram_type.get_num_dims():
         raise VerifyException(
-            f"{op.name} moves a rank-{l1_type.get_num_dims()} block to or from a "
+            f"moves a rank-{l1_type.get_num_dims()} block to or from a "
             f"rank-{dram_type.get_num_dims()} memref; the ranks must match."
         )
     if l1_type.get_element_type() != dram_type.get_element_type():
         raise VerifyException(
-            f"{op.name} moves {l1_type.get_element_type()} tiles to or from a memref of "
+            f"moves {l1_type.get_element_type()} tiles to or from a memref of "
             f"{dram_type.get_element_type()}; the element types must match."
         )
 
@@ -937,7 +937,7 @@ class DMAReadOp(IRDLOperation):
         super().__init__(operands=[src, indices, dst], result_types=[MemTxType()])
 
     def verify_(self) -> None:
-        _verify_dma_sides(self, self.dst, self.src, self.indices)
+        _verify_dma_sides(self.dst, self.src, self.indices)
 
 
 @irdl_op_definition
@@ -959,7 +959,7 @@ class DMAWriteOp(IRDLOperation):
         super().__init__(operands=[src, dst, indices], result_types=[MemTxType()])
 
     def verify_(self) -> None:
-        _verify_dma_sides(self, self.src, self.dst, self.indices)
+        _verify_dma_sides(self.src, self.dst, self.indices)
 
 
 @irdl_op_definition
@@ -992,27 +992,27 @@ class DMAMulticastOp(IRDLOperation):
             assert isinstance(operand.type, MemRefType)
             if memory_space_of(operand.type) != MemorySpace.L1:
                 raise VerifyException(
-                    f"d2m.dma_mcast copies between L1 blocks, but got {operand.type}."
+                    f"copies between L1 blocks, but got {operand.type}."
                 )
         if self.src.type != self.dst.type:
             raise VerifyException(
-                f"d2m.dma_mcast copies a block to a block of the same type, but got "
+                f"copies a block to a block of the same type, but got "
                 f"{self.src.type} and {self.dst.type}."
             )
-        _verify_core_rectangle(self.name, self.core, self.mcast)
+        _verify_core_rectangle(self.core, self.mcast)
 
 
-def _verify_core_rectangle(op_name: str, core: Sequence[SSAValue], mcast: Sequence[SSAValue]) -> None:
+def _verify_core_rectangle(core: Sequence[SSAValue], mcast: Sequence[SSAValue]) -> None:
     if len(core) not in (0, 2):
         raise VerifyException(
-            f"{op_name} needs a core coordinate of two indices (row, column), but got {len(core)}."
+            f"needs a core coordinate of two indices (row, column), but got {len(core)}."
         )
     if len(mcast) not in (0, 2):
         raise VerifyException(
-            f"{op_name} needs a multicast shape of two indices (rows, columns), but got {len(mcast)}."
+            f"needs a multicast shape of two indices (rows, columns), but got {len(mcast)}."
         )
     if mcast and not core:
-        raise VerifyException(f"{op_name} needs the rectangle's first core beside its multicast shape.")
+        raise VerifyException("needs the rectangle's first core beside its multicast shape.")
 
 
 @irdl_op_definition
@@ -1050,7 +1050,7 @@ class SemaphoreSetOp(IRDLOperation):
     )
 
     def verify_(self) -> None:
-        _verify_core_rectangle(self.name, self.core, self.mcast)
+        _verify_core_rectangle(self.core, self.mcast)
 
 
 @irdl_op_definition
@@ -1066,7 +1066,7 @@ class SemaphoreIncOp(IRDLOperation):
     assembly_format = "$semaphore `,` $value (`core` `[` $core^ `]`)? attr-dict"
 
     def verify_(self) -> None:
-        _verify_core_rectangle(self.name, self.core, ())
+        _verify_core_rectangle(self.core, ())
 
 
 @irdl_op_definition
@@ -1104,7 +1104,7 @@ class _GridQueryOp(_IndexQueryOp):
     def verify_(self) -> None:
         if not 0 <= self.dim.value.data < self.GRID_RANK:
             raise VerifyException(
-                f"{self.name} takes a grid dimension, 0 (rows) or 1 (columns), "
+                f"takes a grid dimension, 0 (rows) or 1 (columns), "
                 f"but got {self.dim.value.data}."
             )
 
@@ -1132,7 +1132,7 @@ class IterIndexOp(_IndexQueryOp):
     def verify_(self) -> None:
         if self.dim.value.data < 0:
             raise VerifyException(
-                f"d2m.iter_index takes a loop dimension >= 0, but got {self.dim.value.data}."
+                f"takes a loop dimension >= 0, but got {self.dim.value.data}."
             )
 
 

@@ -1,0 +1,84 @@
+"""Every pass ttlang can run, by its kebab-case name, and pass-pipeline parsing.
+
+`ttlang-opt -p` and the compiler driver build their pipelines here. Registration is
+lazy: naming a pass imports only its module, so tools start fast.
+
+A pipeline spec is xDSL's `a,b{option=value}` or MLIR's `builtin.module(a,b)`; passes
+always run on the whole module (no nested `func.func(...)` anchors).
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+
+from xdsl.passes import ModulePass, PassPipeline, PassPipelineCallbackType
+from xdsl.utils.arg_spec import parse_pipeline
+from xdsl.utils.exceptions import ArgSpecParseError
+
+# pass name -> (module, class name of the ModulePass)
+_PASSES: dict[str, tuple[str, str]] = {
+    "canonicalize": ("xdsl.transforms.canonicalize", "CanonicalizePass"),
+    "cse": ("xdsl.transforms.common_subexpression_elimination", "CommonSubexpressionElimination"),
+    "convert-ttkernel-to-emitc": ("ttlang.conversion.ttkernel_to_emitc", "ConvertTTKernelToEmitCPass"),
+}
+
+_MLIR_MODULE_ANCHOR = "builtin.module("
+
+
+class PipelineError(Exception):
+    """A pass pipeline spec that does not parse or names an unknown pass."""
+
+
+def pass_factories() -> dict[str, Callable[[], type[ModulePass]]]:
+    """Factories for every registered pass class, keyed by pass name."""
+
+    def factory(module: str, attribute: str) -> Callable[[], type[ModulePass]]:
+        return lambda: getattr(importlib.import_module(module), attribute)
+
+    return {name: factory(m, a) for name, (m, a) in _PASSES.items()}
+
+
+def pass_names() -> list[str]:
+    """The registered pass names, sorted."""
+    return sorted(_PASSES)
+
+
+def _strip_module_anchor(spec: str) -> str:
+    """`builtin.module(a,b)` -> `a,b`; any other spec is returned unchanged."""
+    spec = spec.strip()
+    if spec.startswith(_MLIR_MODULE_ANCHOR) and spec.endswith(")"):
+        return spec[len(_MLIR_MODULE_ANCHOR) : -1].strip()
+    return spec
+
+
+def build_pipeline(spec: str, callback: PassPipelineCallbackType | None = None) -> PassPipeline:
+    """The pipeline `spec` names, calling `callback` around each pass as xDSL does.
+
+    Raises PipelineError, with a one-line message, when the spec does not parse or
+    names a pass that is not registered.
+    """
+    flat_spec = _strip_module_anchor(spec)
+    if "(" in flat_spec:
+        raise PipelineError(
+            f"nested pass pipelines are not supported ('{spec}'); "
+            "passes run on the whole module: write 'a,b' or 'builtin.module(a,b)'"
+        )
+    try:
+        pass_specs = list(parse_pipeline(flat_spec))
+    except ArgSpecParseError as error:
+        # xDSL's message is the spec with a caret under the offending token; its last
+        # line says what is wrong.
+        reason = str(error).strip().splitlines()[-1].strip()
+        raise PipelineError(f"cannot parse the pass pipeline '{spec}': {reason}") from None
+    factories = pass_factories()
+    for pass_spec in pass_specs:
+        if pass_spec.name not in factories:
+            raise PipelineError(
+                f"unknown pass '{pass_spec.name}'; registered passes: {', '.join(pass_names())}"
+            )
+    try:
+        passes = tuple(factories[p.name]().from_pass_spec(p) for p in pass_specs)
+    except ValueError as error:
+        raise PipelineError(f"bad options in the pass pipeline '{spec}': {error}") from None
+    return PassPipeline(passes, callback)

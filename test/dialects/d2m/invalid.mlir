@@ -1,0 +1,357 @@
+// Every d2m verifier error, each in its own chunk.
+// RUN: %ttlang-opt %s --split-input-file --verify-diagnostics
+
+!tile = !ttcore.tile<32x32, bf16>
+// expected-error @+1 {{a circular buffer holds blocks in L1, but its block type is memref<2x2x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<dram>>.}}
+func.func private @dram_cb(!d2m.cb<memref<2x2x!tile, #ttcore.memory_space<dram>>>)
+
+// -----
+
+!tile = !ttcore.tile<32x32, bf16>
+// expected-error @+1 {{a circular buffer needs at least one block, but this one has 0.}}
+func.func private @empty_cb(!d2m.cb<memref<2x2x!tile, #ttcore.memory_space<l1>>, 0>)
+
+// -----
+
+!dram = memref<2x2x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<dram>>
+!cb = !d2m.cb<memref<2x2x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<l1>>>
+func.func @region_per_thread(%in: !dram) {
+  // expected-error @+1 {{'d2m.generic' op has 1 regions but 2 threads; each thread needs exactly one region.}}
+  d2m.generic {grid = #ttcore.grid<1x1>, block_factors = [1, 1], threads = [#d2m.thread<compute>, #d2m.thread<datamovement>]} ins(%in : !dram) outs() {
+  ^bb0(%cb: !cb):
+  }
+  return
+}
+
+// -----
+
+!dram = memref<2x2x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<dram>>
+!cb = !d2m.cb<memref<2x2x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<l1>>>
+func.func @two_compute_threads(%in: !dram) {
+  // expected-error @+1 {{has 2 compute threads, but a core runs at most 1.}}
+  d2m.generic {grid = #ttcore.grid<1x1>, block_factors = [1, 1], threads = [#d2m.thread<compute>, #d2m.thread<compute>]} ins(%in : !dram) outs() {
+  ^bb0(%cb: !cb):
+  }, {
+  ^bb0(%cb: !cb):
+  }
+  return
+}
+
+// -----
+
+!dram = memref<2x2x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<dram>>
+!cb = !d2m.cb<memref<2x2x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<l1>>>
+func.func @three_datamovement_threads(%in: !dram) {
+  // expected-error @+1 {{has 3 data-movement threads, but a core runs at most 2.}}
+  d2m.generic {grid = #ttcore.grid<1x1>, block_factors = [1, 1], threads = [#d2m.thread<datamovement>, #d2m.thread<datamovement>, #d2m.thread<datamovement>]} ins(%in : !dram) outs() {
+  ^bb0(%cb: !cb):
+  }, {
+  ^bb0(%cb: !cb):
+  }, {
+  ^bb0(%cb: !cb):
+  }
+  return
+}
+
+// -----
+
+!dram = memref<2x2x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<dram>>
+!cb = !d2m.cb<memref<2x2x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<l1>>>
+func.func @zero_block_factor(%in: !dram) {
+  // expected-error @+1 {{block factors must be positive, but got [0, 1].}}
+  d2m.generic {grid = #ttcore.grid<1x1>, block_factors = [0, 1], threads = [#d2m.thread<compute>]} ins(%in : !dram) outs() {
+  ^bb0(%cb: !cb):
+  }
+  return
+}
+
+// -----
+
+!dram = memref<2x2x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<dram>>
+!cb = !d2m.cb<memref<2x2x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<l1>>>
+func.func @iterators_without_maps(%in: !dram) {
+  // expected-error @+1 {{iterator_types needs indexing_maps beside it.}}
+  d2m.generic {grid = #ttcore.grid<1x1>, block_factors = [1, 1], threads = [#d2m.thread<compute>], iterator_types = [#ttcore.iterator_type<parallel>, #ttcore.iterator_type<parallel>]} ins(%in : !dram) outs() {
+  ^bb0(%cb: !cb):
+  }
+  return
+}
+
+// -----
+
+!dram = memref<2x2x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<dram>>
+!cb = !d2m.cb<memref<2x2x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<l1>>>
+func.func @map_per_operand(%in: !dram, %out: !dram) {
+  // expected-error @+1 {{has 2 operands but 1 indexing maps; it needs one map per operand.}}
+  d2m.generic {grid = #ttcore.grid<1x1>, block_factors = [1, 1], threads = [#d2m.thread<compute>], indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>]} ins(%in : !dram) outs(%out : !dram) {
+  ^bb0(%cb: !cb, %out_cb: !cb):
+  }
+  return
+}
+
+// -----
+
+!dram = memref<2x2x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<dram>>
+!cb = !d2m.cb<memref<2x2x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<l1>>>
+func.func @maps_of_different_loops(%in: !dram, %out: !dram) {
+  // expected-error @+1 {{all indexing maps must have the same number of dimensions, but they have [2, 3].}}
+  d2m.generic {grid = #ttcore.grid<1x1>, block_factors = [1, 1], threads = [#d2m.thread<compute>], indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>]} ins(%in : !dram) outs(%out : !dram) {
+  ^bb0(%cb: !cb, %out_cb: !cb):
+  }
+  return
+}
+
+// -----
+
+!dram = memref<2x2x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<dram>>
+!cb = !d2m.cb<memref<2x2x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<l1>>>
+func.func @map_rank(%in: !dram) {
+  // expected-error @+1 {{indexing map 0 has 1 results, but operand 0 has rank 2.}}
+  d2m.generic {grid = #ttcore.grid<1x1>, block_factors = [1, 1], threads = [#d2m.thread<compute>], indexing_maps = [affine_map<(d0, d1) -> (d0)>]} ins(%in : !dram) outs() {
+  ^bb0(%cb: !cb):
+  }
+  return
+}
+
+// -----
+
+!dram = memref<2x2x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<dram>>
+!cb = !d2m.cb<memref<2x2x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<l1>>>
+func.func @factor_per_loop(%in: !dram) {
+  // expected-error @+1 {{has 1 block factors but 2 loop dimensions; it needs one factor per dimension.}}
+  d2m.generic {grid = #ttcore.grid<1x1>, block_factors = [1], threads = [#d2m.thread<compute>], indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>]} ins(%in : !dram) outs() {
+  ^bb0(%cb: !cb):
+  }
+  return
+}
+
+// -----
+
+!dram = memref<2x2x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<dram>>
+!cb = !d2m.cb<memref<2x2x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<l1>>>
+func.func @iterator_per_loop(%in: !dram) {
+  // expected-error @+1 {{has 1 iterator types but 2 loop dimensions; it needs one per dimension.}}
+  d2m.generic {grid = #ttcore.grid<1x1>, block_factors = [1, 1], threads = [#d2m.thread<compute>], indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = [#ttcore.iterator_type<parallel>]} ins(%in : !dram) outs() {
+  ^bb0(%cb: !cb):
+  }
+  return
+}
+
+// -----
+
+!dram = memref<2x2x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<dram>>
+!cb = !d2m.cb<memref<2x2x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<l1>>>
+func.func @cb_per_operand(%in: !dram, %out: !dram) {
+  // expected-error @+1 {{region 0 has 1 block arguments, but the generic has 2 operands; each thread needs one CB per operand.}}
+  d2m.generic {grid = #ttcore.grid<1x1>, block_factors = [1, 1], threads = [#d2m.thread<compute>]} ins(%in : !dram) outs(%out : !dram) {
+  ^bb0(%cb: !cb):
+  }
+  return
+}
+
+// -----
+
+!dram = memref<2x2x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<dram>>
+func.func @argument_not_a_cb(%in: !dram) {
+  // expected-error @+1 {{block argument 0 of region 0 must be a !d2m.cb for operand 0, but it is index.}}
+  d2m.generic {grid = #ttcore.grid<1x1>, block_factors = [1, 1], threads = [#d2m.thread<compute>]} ins(%in : !dram) outs() {
+  ^bb0(%i: index):
+  }
+  return
+}
+
+// -----
+
+!dram = memref<2x2x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<dram>>
+!cb = !d2m.cb<memref<2x2x!ttcore.tile<32x32, f32>, #ttcore.memory_space<l1>>>
+func.func @cb_element_type(%in: !dram) {
+  // expected-error @+1 {{the CB of operand 0 in region 0 holds !ttcore.tile<32x32, f32>, but the operand holds !ttcore.tile<32x32, bf16>.}}
+  d2m.generic {grid = #ttcore.grid<1x1>, block_factors = [1, 1], threads = [#d2m.thread<compute>]} ins(%in : !dram) outs() {
+  ^bb0(%cb: !cb):
+  }
+  return
+}
+
+// -----
+
+!dram = memref<2x2x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<dram>>
+!cb = !d2m.cb<memref<4x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<l1>>>
+func.func @cb_rank(%in: !dram) {
+  // expected-error @+1 {{the CB of operand 0 in region 0 has blocks of rank 1, but the operand has rank 2.}}
+  d2m.generic {grid = #ttcore.grid<1x1>, block_factors = [1, 1], threads = [#d2m.thread<compute>]} ins(%in : !dram) outs() {
+  ^bb0(%cb: !cb):
+  }
+  return
+}
+
+// -----
+
+!dram = memref<2x2x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<dram>>
+!cb = !d2m.cb<memref<2x2x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<l1>>>
+func.func @extra_argument(%in: !dram) {
+  // expected-error @+1 {{block argument 1 of region 0 comes after the CBs, so it must be a !d2m.semaphore, but it is index.}}
+  d2m.generic {grid = #ttcore.grid<1x1>, block_factors = [1, 1], threads = [#d2m.thread<datamovement>]} ins(%in : !dram) outs() {
+  ^bb0(%cb: !cb, %i: index):
+  }
+  return
+}
+
+// -----
+
+!cb = !d2m.cb<memref<2x2x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<l1>>>
+func.func @wait_memref(%cb: !cb) {
+  // expected-error @+1 {{'d2m.wait' op returns the CB's block, memref<2x2x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<l1>>, but the result type is memref<1x2x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<l1>>.}}
+  %blk = d2m.wait %cb : !cb -> memref<1x2x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<l1>>
+  return
+}
+
+// -----
+
+!cb = !d2m.cb<memref<2x2x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<l1>>>
+func.func @reserve_tensor(%cb: !cb) {
+  // expected-error @+1 {{'d2m.reserve' op returns a tensor of the CB's block shape and element type}}
+  %blk = d2m.reserve %cb : !cb -> tensor<2x2x!ttcore.tile<32x32, f32>>
+  return
+}
+
+// -----
+
+func.func @store_shape(%dst: tensor<2x2x!ttcore.tile<32x32, bf16>>, %value: tensor<2x1x!ttcore.tile<32x32, bf16>>) {
+  // expected-error @+1 {{'d2m.store' op needs a value of the destination's shape and element type, but stores tensor<2x1x!ttcore.tile<32x32, bf16>> into tensor<2x2x!ttcore.tile<32x32, bf16>>.}}
+  d2m.store %dst, %value : tensor<2x2x!ttcore.tile<32x32, bf16>>, tensor<2x1x!ttcore.tile<32x32, bf16>>
+  return
+}
+
+// -----
+
+func.func @tile_types_disagree(%a: !ttcore.tile<32x32, bf16>, %b: !ttcore.tile<32x32, f32>) {
+  // expected-error @+1 {{all tiles of this op must have the same type, but got !ttcore.tile<32x32, bf16> and !ttcore.tile<32x32, f32>.}}
+  %x = "d2m.tile_mul"(%a, %b) : (!ttcore.tile<32x32, bf16>, !ttcore.tile<32x32, f32>) -> !ttcore.tile<32x32, bf16>
+  return
+}
+
+// -----
+
+func.func @matmul_acc(%a: !ttcore.tile<32x32, bf16>, %acc: !ttcore.tile<32x32, f32>) {
+  // expected-error @+1 {{all tiles of this op must have the same type, but got !ttcore.tile<32x32, f32> and !ttcore.tile<32x32, bf16>.}}
+  %x = "d2m.tile_matmul"(%a, %a, %acc) : (!ttcore.tile<32x32, bf16>, !ttcore.tile<32x32, bf16>, !ttcore.tile<32x32, f32>) -> !ttcore.tile<32x32, bf16>
+  return
+}
+
+// -----
+
+func.func @dst_in_l1() {
+  // expected-error @+1 {{returns a memref in #ttcore.memory_space<dst>, but the result type is memref<8x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<l1>>.}}
+  %dst = d2m.acquire_dst : memref<8x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<l1>>
+  return
+}
+
+// -----
+
+!dram = memref<2x2x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<dram>>
+func.func @dma_into_dram(%src: !dram, %dst: !dram, %i: index) {
+  // expected-error @+1 {{'d2m.dma_read' op needs an L1 block on its L1 side}}
+  %tx = d2m.dma_read %src[%i, %i], %dst : !dram, !dram -> !d2m.mem_tx
+  return
+}
+
+// -----
+
+!dram = memref<2x2x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<dram>>
+!l1 = memref<2x2x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<l1>>
+func.func @dma_index_count(%src: !l1, %dst: !dram, %i: index) {
+  // expected-error @+1 {{'d2m.dma_write' op indexes a rank-2 memref with 1 tile indices; it needs one index per dimension.}}
+  %tx = d2m.dma_write %src, %dst[%i] : !l1, !dram -> !d2m.mem_tx
+  return
+}
+
+// -----
+
+!dram = memref<2x2x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<dram>>
+!l1 = memref<4x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<l1>>
+func.func @dma_rank(%src: !dram, %dst: !l1, %i: index) {
+  // expected-error @+1 {{moves a rank-1 block to or from a rank-2 memref; the ranks must match.}}
+  %tx = d2m.dma_read %src[%i, %i], %dst : !dram, !l1 -> !d2m.mem_tx
+  return
+}
+
+// -----
+
+!dram = memref<2x2x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<dram>>
+!l1 = memref<2x2x!ttcore.tile<32x32, f32>, #ttcore.memory_space<l1>>
+func.func @dma_element_type(%src: !dram, %dst: !l1, %i: index) {
+  // expected-error @+1 {{moves !ttcore.tile<32x32, f32> tiles to or from a memref of !ttcore.tile<32x32, bf16>; the element types must match.}}
+  %tx = d2m.dma_read %src[%i, %i], %dst : !dram, !l1 -> !d2m.mem_tx
+  return
+}
+
+// -----
+
+!dram = memref<2x2x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<dram>>
+func.func @mcast_from_dram(%blk: !dram, %i: index) {
+  // expected-error @+1 {{'d2m.dma_mcast' op copies between L1 blocks, but got memref<2x2x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<dram>>.}}
+  %tx = d2m.dma_mcast %blk, %blk core[%i, %i] mcast[%i, %i] : !dram, !dram -> !d2m.mem_tx
+  return
+}
+
+// -----
+
+!l1 = memref<2x2x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<l1>>
+!l1_small = memref<1x2x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<l1>>
+func.func @mcast_types(%src: !l1, %dst: !l1_small, %i: index) {
+  // expected-error @+1 {{copies a block to a block of the same type}}
+  %tx = d2m.dma_mcast %src, %dst core[%i, %i] mcast[%i, %i] : !l1, !l1_small -> !d2m.mem_tx
+  return
+}
+
+// -----
+
+!l1 = memref<2x2x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<l1>>
+func.func @mcast_core(%blk: !l1, %i: index) {
+  // expected-error @+1 {{needs a core coordinate of two indices (row, column), but got 1.}}
+  %tx = d2m.dma_mcast %blk, %blk core[%i] mcast[%i, %i] : !l1, !l1 -> !d2m.mem_tx
+  return
+}
+
+// -----
+
+!l1 = memref<2x2x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<l1>>
+func.func @mcast_shape(%blk: !l1, %i: index) {
+  // expected-error @+1 {{needs a multicast shape of two indices (rows, columns), but got 3.}}
+  %tx = d2m.dma_mcast %blk, %blk core[%i, %i] mcast[%i, %i, %i] : !l1, !l1 -> !d2m.mem_tx
+  return
+}
+
+// -----
+
+func.func @semaphore_mcast_without_core(%sem: !d2m.semaphore, %i: index) {
+  // expected-error @+1 {{'d2m.semaphore_set' op needs the rectangle's first core beside its multicast shape.}}
+  d2m.semaphore_set %sem, %i mcast[%i, %i]
+  return
+}
+
+// -----
+
+func.func @semaphore_inc_core(%sem: !d2m.semaphore, %i: index) {
+  // expected-error @+1 {{'d2m.semaphore_inc' op needs a core coordinate of two indices (row, column), but got 3.}}
+  d2m.semaphore_inc %sem, %i core[%i, %i, %i]
+  return
+}
+
+// -----
+
+func.func @grid_dim() {
+  // expected-error @+1 {{'d2m.core_index' op takes a grid dimension, 0 (rows) or 1 (columns), but got 2.}}
+  %x = d2m.core_index(2)
+  // expected-error @+1 {{'d2m.grid_size' op takes a grid dimension, 0 (rows) or 1 (columns), but got -1.}}
+  %y = d2m.grid_size(-1)
+  return
+}
+
+// -----
+
+func.func @loop_dim() {
+  // expected-error @+1 {{'d2m.iter_index' op takes a loop dimension >= 0, but got -1.}}
+  %x = d2m.iter_index(-1)
+  return
+}
