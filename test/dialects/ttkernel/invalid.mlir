@@ -1,0 +1,114 @@
+// Every ttkernel verifier and parser error.
+// RUN: %ttlang-opt %s --split-input-file --verify-diagnostics
+
+func.func @compute_op_in_reader() attributes {ttkernel.thread = #ttkernel.thread<reader>} {
+  // expected-error @+1 {{'ttkernel.tile_regs_acquire' is a compute op, but this is a reader kernel}}
+  ttkernel.tile_regs_acquire()
+  func.return
+}
+
+// -----
+
+func.func @dataflow_op_in_compute() attributes {ttkernel.thread = #ttkernel.thread<compute>} {
+  // expected-error @+1 {{'ttkernel.noc_async_read_barrier' is a data-movement op, but this is a compute kernel}}
+  ttkernel.noc_async_read_barrier()
+  func.return
+}
+
+// -----
+
+func.func @cb_id_out_of_range() attributes {ttkernel.thread = #ttkernel.thread<compute>} {
+  %cb = arith.constant 32 : i32
+  %c1 = arith.constant 1 : i32
+  // expected-error @+1 {{CB id 32 of 'cb' is out of range [0, 32)}}
+  ttkernel.cb_wait_front(%cb, %c1)
+  func.return
+}
+
+// -----
+
+func.func @negative_cb_id() attributes {ttkernel.thread = #ttkernel.thread<compute>} {
+  %cb = arith.constant -1 : i32
+  %out = arith.constant 16 : i32
+  // expected-error @+1 {{CB id -1 of 'in0_cb' is out of range [0, 32)}}
+  ttkernel.binary_op_init_common(%cb, %out, %out)
+  func.return
+}
+
+// -----
+
+func.func @zero_tiles() attributes {ttkernel.thread = #ttkernel.thread<writer>} {
+  %cb = arith.constant 16 : i32
+  %c0 = arith.constant 0 : i32
+  // expected-error @+1 {{num_tiles must be positive, got 0}}
+  ttkernel.cb_reserve_back(%cb, %c0)
+  func.return
+}
+
+// -----
+
+func.func @dst_index_out_of_range() attributes {ttkernel.thread = #ttkernel.thread<compute>} {
+  %cb = arith.constant 0 : i32
+  %c0 = arith.constant 0 : i32
+  %dst = arith.constant 16 : i32
+  // expected-error @+1 {{DST index 16 of 'dst' is out of range [0, 16)}}
+  ttkernel.copy_tile(%cb, %c0, %dst)
+  func.return
+}
+
+// -----
+
+func.func @sfpu_output_out_of_range() attributes {ttkernel.thread = #ttkernel.thread<compute>} {
+  %c0 = arith.constant 0 : i32
+  %odst = arith.constant 20 : i32
+  // expected-error @+1 {{DST index 20 of 'odst' is out of range [0, 16)}}
+  ttkernel.binary_max_tile(%c0, %c0, %odst)
+  func.return
+}
+
+// -----
+
+func.func @multicast_to_nobody() attributes {ttkernel.thread = #ttkernel.thread<writer>} {
+  %addr = arith.constant 4096 : i32
+  %mcast = arith.constant 0 : i64
+  %size = arith.constant 2048 : i32
+  %none = arith.constant 0 : i32
+  // expected-error @+1 {{num_dests must be positive, got 0}}
+  ttkernel.noc_async_write_multicast(%addr, %mcast, %size, %none)
+  func.return
+}
+
+// -----
+
+func.func @negative_arg_index() attributes {ttkernel.thread = #ttkernel.thread<reader>} {
+  // expected-error @+1 {{argument index must be non-negative, got -1}}
+  %arg = ttkernel.get_arg_val(-1)
+  func.return
+}
+
+// -----
+
+func.func @addr_gen_in_dst() attributes {ttkernel.thread = #ttkernel.thread<reader>} {
+  %addr = arith.constant 0 : i32
+  %size = arith.constant 2048 : i32
+  // expected-error @+1 {{an interleaved buffer lives in dram or l1, not 'dst'}}
+  %gen = ttkernel.get_interleaved_addr_gen_fast(%addr, %size) format <bf16> : !ttkernel.interleaved_addr_gen_fast<dst>
+  func.return
+}
+
+// -----
+
+// expected-error @+1 {{Expected `compute`, `reader`, or `writer`}}
+func.func @unknown_thread() attributes {ttkernel.thread = #ttkernel.thread<math>} {
+  func.return
+}
+
+// -----
+
+func.func @cb_id_of_wrong_type() attributes {ttkernel.thread = #ttkernel.thread<compute>} {
+  %cb = arith.constant 0 : i64
+  %c1 = arith.constant 1 : i32
+  // expected-error @+1 {{operand 'cb' at position 0 does not verify: Expected attribute i32 but got i64}}
+  "ttkernel.cb_wait_front"(%cb, %c1) : (i64, i32) -> ()
+  func.return
+}
