@@ -36,9 +36,11 @@ from xdsl.xdsl_opt_main import xDSLOptMain
 
 from ttlang.dialects import register_dialects
 from ttlang.pipeline import PipelineError, build_pipeline, pass_factories, pass_names
+from ttlang.transforms.diagnostics import PassError
 
 TOOL = "ttlang-opt"
 STDIN_NAME = "<stdin>"
+SPLIT_MARKER = "// -----"
 
 _T = TypeVar("_T")
 
@@ -69,12 +71,21 @@ class LocatingParser(Parser):
     def __init__(self, ctx, text: str, file: str, line_offset: int = 0):
         super().__init__(ctx, text, file)
         self.line_offset = line_offset
+        # Where the name of each op being parsed starts (ops nest, hence a stack).
+        self._op_name_spans: list[Span] = []
+
+    def _parse_op_result_list(self) -> list[tuple[Span, int]]:
+        # Every op starts with its (possibly empty) result list; the op name follows, and
+        # MLIR places an op's location at its name.
+        results = super()._parse_op_result_list()
+        self._op_name_spans.append(self._current_token.span)
+        return results
 
     def parse_operation(self) -> Operation:
-        start = dataclasses.replace(self._current_token.span, line_offset=self.line_offset)
         op = super().parse_operation()
+        name_span = dataclasses.replace(self._op_name_spans.pop(), line_offset=self.line_offset)
         if not isinstance(op.location, FileLineColLoc):
-            where = start.get_location()
+            where = name_span.get_location()
             op.location = FileLineColLoc(StringAttr(where.file), IntAttr(where.line), IntAttr(where.col))
         return op
 
@@ -193,7 +204,8 @@ class TTLangOptMain(xDSLOptMain):
 
     def register_all_arguments(self, arg_parser: argparse.ArgumentParser) -> None:
         super().register_all_arguments(arg_parser)
-        arg_parser.epilog = f"registered passes: {', '.join(pass_names())}"
+        arg_parser.formatter_class = argparse.RawDescriptionHelpFormatter
+        arg_parser.epilog = "registered passes:\n" + "\n".join(f"  {name}" for name in pass_names())
         arg_parser.add_argument(
             "--pass-pipeline",
             dest="passes",
@@ -245,16 +257,35 @@ class TTLangOptMain(xDSLOptMain):
             Printer(stream=sys.stderr, print_generic_format=self.args.print_op_generic).print_op(module)
             print("\n", file=sys.stderr)
 
+    def input_chunks(self) -> list[tuple[str, int]]:
+        """The input's text, or with --split-input-file its chunks: each with the number
+        of lines before it. As in MLIR, chunks are separated by lines that are exactly
+        `// -----` (xDSL's own split would also cut at `// CHECK: // -----`)."""
+        stream, _ = self.get_input_stream()
+        with stream:
+            text = stream.read().decode()
+        if not self.args.split_input_file:
+            return [(text, 0)]
+        chunks: list[tuple[str, int]] = []
+        lines: list[str] = []
+        first_line = 0
+        for number, line in enumerate(text.splitlines(keepends=True)):
+            if line.rstrip() == SPLIT_MARKER:
+                chunks.append(("".join(lines), first_line))
+                lines, first_line = [], number + 1
+            else:
+                lines.append(line)
+        chunks.append(("".join(lines), first_line))
+        return chunks
+
     def run(self) -> int:
         """Processes every input chunk; returns the exit status."""
-        chunks, _ = self.prepare_input()
+        chunks = self.input_chunks()
         output = self.prepare_output()
         status = 0
         printed_chunks = 0
         try:
-            for chunk, first_line_offset in chunks:
-                text = chunk.read().decode()
-                chunk.close()
+            for text, first_line_offset in chunks:
                 result, errors = self._process(text, first_line_offset)
                 if self.args.verify_diagnostics:
                     expected = expected_errors(text, first_line_offset + 1)
@@ -268,7 +299,7 @@ class TTLangOptMain(xDSLOptMain):
                     status = 1
                 if result is not None:
                     if printed_chunks:
-                        output.write("// -----\n")
+                        output.write(SPLIT_MARKER + "\n")
                     output.write(result)
                     printed_chunks += 1
         finally:
@@ -278,8 +309,9 @@ class TTLangOptMain(xDSLOptMain):
 
     def _process(self, text: str, line_offset: int) -> tuple[str | None, list[SourceError]]:
         """Parses, verifies, transforms and prints one chunk: its output, or its errors."""
-        parser = LocatingParser(self.ctx, text, self.input_name, line_offset)
         try:
+            # The parser lexes its first token on construction: that may fail too.
+            parser = LocatingParser(self.ctx, text, self.input_name, line_offset)
             module = parser.parse_module(not self.args.no_implicit_module)
         except ParseError as error:
             return None, [parse_error(dataclasses.replace(error.span, line_offset=line_offset), error.msg)]
@@ -289,6 +321,8 @@ class TTLangOptMain(xDSLOptMain):
             self.apply_passes(module)
         except _ChunkFailed as failure:
             return None, failure.errors
+        except PassError as error:
+            return None, [op_error(error.op, error.message, self.input_name)]
         except DiagnosticException as error:
             return None, [SourceError(self.input_name, None, None, _one_line(str(error)))]
         return self.output_resulting_program(module), []

@@ -1,0 +1,723 @@
+"""convert-d2m-to-ttkernel: each thread of a kernel's `d2m.generic` becomes a kernel
+function of ttkernel ops; the kernel function's launch facts move to the module.
+
+Input: a kernel `func.func` (DRAM memref arguments) holding one `d2m.generic` whose
+compute region is at the loop stage (d2m-lower-to-loops). Output: one function per
+thread, `@<kernel>_compute`, `@<kernel>_reader`, `@<kernel>_writer` (data-movement
+threads in order), each marked `ttkernel.thread`, taking no arguments; and the module
+attribute `ttlang.program` describing the launch for program assembly:
+
+    builtin.module attributes {ttlang.program = {
+        name = "add", grid = #ttcore.grid<1x1>,
+        buffers = [memref<...dram>, ...],        // the kernel's tensors, in order
+        cbs = [!d2m.cb<...>, ...],               // by CB id: operand CBs, then local CBs
+        kernels = [["add_compute", "compute"], ["add_reader", "reader"], ...],
+        runtime_args = [["buffer_address", 0], ..., ["core_index", 0], ["core_index", 1],
+                        ["grid_size", 0], ["grid_size", 1]],
+        compute_config = {...}}}
+
+Kernel arguments, the same for every kernel: compile-time argument `i` is the id of CB
+`i`; the runtime arguments are listed by `runtime_args` (DRAM base address of each
+tensor, then the core's coordinates and the grid size).
+
+Rewrites:
+- CB ops: `d2m.wait/reserve/pop/push` -> `cb_wait_front/cb_reserve_back/cb_pop_front/
+  cb_push_back` of the block's tile count.
+- DMA: `d2m.dma_read/dma_write` of a block -> loops over the block's tiles issuing
+  `noc_async_read_tile/write_tile` through an `InterleavedAddrGenFast` built from the
+  buffer's address argument; `d2m.dma_wait` -> the read or write barrier.
+- DST sections: `d2m.acquire/commit/wait/release_dst` -> `tile_regs_*`.
+- Tiles: `memref.store (memref.load %cb_block[..]), %dst[s]` -> `copy_tile`;
+  `memref.store %r, %dst[s]` of a tile op -> the kernel-API call computing `%r` into
+  slot `s`, with CB operands and tile indices taken from the loads that feed it
+  (tables `_SFPU_UNARY`, `_SCALAR`, `_FPU_BINARY`, `_SFPU_BINARY`);
+  `memref.store (memref.load %dst[s]), %cb_block[..]` -> `pack_tile`.
+- Each compute call is preceded by its init when the previous init differs; inits
+  that are the same on every path through a loop are hoisted out of it.
+- `arith`/`scf` on `index` -> the same on `i32` (the kernel API's `uint32_t`).
+
+Before (compute region, one output tile):
+
+    %dst = d2m.acquire_dst : memref<8x!tile, #dst>
+    %a = memref.load %lhs[%i, %j] : memref<2x2x!tile, #l1>
+    %b = memref.load %rhs[%i, %j] : memref<2x2x!tile, #l1>
+    %s = d2m.tile_add %a, %b : !tile
+    memref.store %s, %dst[%c0] : memref<8x!tile, #dst>
+    d2m.commit_dst %dst ...
+
+After:
+
+    ttkernel.tile_regs_acquire()
+    ttkernel.add_tiles_init(%lhs_cb, %rhs_cb)
+    ttkernel.add_tiles(%lhs_cb, %rhs_cb, %t, %t, %c0)
+    ttkernel.tile_regs_commit()
+
+Fails (PassError) on ops it has no kernel-API form for (multicast, semaphores,
+`d2m.tile_where`), on more than one generic per kernel function, and on tile
+operands it cannot trace to a CB block or a DST slot.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from xdsl.builder import Builder
+from xdsl.context import Context
+from xdsl.dialects import arith, func, memref, scf
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DictionaryAttr,
+    Float32Type,
+    FloatAttr,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    MemRefType,
+    ModuleOp,
+    StringAttr,
+    i32,
+)
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint, Rewriter
+
+from ttlang.dialects import d2m, ttkernel
+from ttlang.dialects.ttcore import MemorySpace, TileType
+from ttlang.target.compute_config import COMPUTE_CONFIG_ATTR
+from ttlang.transforms.diagnostics import PassError
+
+PROGRAM_ATTR = "ttlang.program"
+"""The module attribute describing the launch (see the module docstring)."""
+
+GRID_RANK = 2
+
+# d2m tile op -> (init op, op) of the kernel API, one table per operand form.
+_SFPU_UNARY: dict[type[Operation], tuple[type[ttkernel.TTKernelOp], type[ttkernel.TTKernelOp]]] = {
+    d2m.TileExpOp: (ttkernel.ExpTileInitOp, ttkernel.ExpTileOp),
+    d2m.TileSqrtOp: (ttkernel.SqrtTileInitOp, ttkernel.SqrtTileOp),
+    d2m.TileRsqrtOp: (ttkernel.RsqrtTileInitOp, ttkernel.RsqrtTileOp),
+    d2m.TileRecipOp: (ttkernel.RecipTileInitOp, ttkernel.RecipTileOp),
+    d2m.TileNegOp: (ttkernel.NegativeTileInitOp, ttkernel.NegativeTileOp),
+    d2m.TileAbsOp: (ttkernel.AbsTileInitOp, ttkernel.AbsTileOp),
+}
+_SCALAR: dict[type[Operation], type[ttkernel.TTKernelOp]] = {
+    d2m.TileAddScalarOp: ttkernel.AddUnaryTileOp,
+    d2m.TileSubScalarOp: ttkernel.SubUnaryTileOp,
+    d2m.TileRsubScalarOp: ttkernel.RsubUnaryTileOp,
+    d2m.TileMulScalarOp: ttkernel.MulUnaryTileOp,
+    d2m.TileDivScalarOp: ttkernel.DivUnaryTileOp,
+}
+_FPU_BINARY: dict[type[Operation], tuple[type[ttkernel.TTKernelOp], type[ttkernel.TTKernelOp]]] = {
+    d2m.TileAddOp: (ttkernel.AddTilesInitOp, ttkernel.AddTilesOp),
+    d2m.TileSubOp: (ttkernel.SubTilesInitOp, ttkernel.SubTilesOp),
+    d2m.TileMulOp: (ttkernel.MulTilesInitOp, ttkernel.MulTilesOp),
+}
+_SFPU_BINARY: dict[type[Operation], tuple[type[ttkernel.TTKernelOp], type[ttkernel.TTKernelOp]]] = {
+    d2m.TileAddOp: (ttkernel.AddBinaryTileInitOp, ttkernel.AddBinaryTileOp),
+    d2m.TileSubOp: (ttkernel.SubBinaryTileInitOp, ttkernel.SubBinaryTileOp),
+    d2m.TileMulOp: (ttkernel.MulBinaryTileInitOp, ttkernel.MulBinaryTileOp),
+    d2m.TileDivOp: (ttkernel.DivBinaryTileInitOp, ttkernel.DivBinaryTileOp),
+    d2m.TileMaximumOp: (ttkernel.BinaryMaxTileInitOp, ttkernel.BinaryMaxTileOp),
+}
+_REDUCE_POOL = {d2m.TileReduceSumOp: ttkernel.PoolType.SUM, d2m.TileReduceMaxOp: ttkernel.PoolType.MAX}
+_REDUCE_DIM = {
+    d2m.TileDim.ROW: ttkernel.ReduceDim.ROW,
+    d2m.TileDim.COL: ttkernel.ReduceDim.COL,
+    d2m.TileDim.SCALAR: ttkernel.ReduceDim.SCALAR,
+}
+_BCAST = {
+    d2m.TileDim.ROW: ttkernel.BroadcastType.ROW,
+    d2m.TileDim.COL: ttkernel.BroadcastType.COL,
+    d2m.TileDim.SCALAR: ttkernel.BroadcastType.SCALAR,
+}
+_DATA_MOVEMENT_THREADS = (ttkernel.Thread.READER, ttkernel.Thread.WRITER)
+
+
+def runtime_arg_layout(num_buffers: int) -> list[tuple[str, int]]:
+    """The runtime arguments every kernel receives, in order."""
+    return (
+        [("buffer_address", index) for index in range(num_buffers)]
+        + [("core_index", dim) for dim in range(GRID_RANK)]
+        + [("grid_size", dim) for dim in range(GRID_RANK)]
+    )
+
+
+def _is_index(type_: Attribute) -> bool:
+    return isinstance(type_, IndexType)
+
+
+def _i32(builder: Builder, value: int) -> SSAValue:
+    return builder.insert(arith.ConstantOp.from_int_and_width(value, i32)).result
+
+
+def _f32_bits(value: float) -> int:
+    return struct.unpack("<I", struct.pack("<f", value))[0]
+
+
+def _block_tiles(block_type: MemRefType) -> int:
+    count = 1
+    for extent in block_type.get_shape():
+        count *= extent
+    return count
+
+
+def _linearize(builder: Builder, indices: Sequence[SSAValue], shape: Sequence[int]) -> SSAValue:
+    """The row-major position of `indices` in `shape`, as an i32."""
+    linear = indices[0]
+    for index, extent in zip(indices[1:], shape[1:]):
+        scaled = builder.insert(arith.MuliOp(linear, _i32(builder, extent))).result
+        linear = builder.insert(arith.AddiOp(scaled, index)).result
+    return linear
+
+
+@dataclass(frozen=True)
+class CBTile:
+    """Tile `tile` of the CB `cb` (both i32 values of the kernel)."""
+
+    cb: SSAValue
+    tile: SSAValue
+
+
+@dataclass(frozen=True)
+class DstTile:
+    slot: SSAValue
+
+
+@dataclass(frozen=True)
+class CBBlock:
+    """A CB block value: the CB (old and new value) and which end it was taken from."""
+
+    cb: SSAValue
+    front: bool  # d2m.wait (front, read pointer) or d2m.reserve (back, write pointer)
+    block_type: MemRefType
+
+
+@dataclass
+class _KernelBuilder:
+    """Translates one thread region into the body of one kernel function."""
+
+    generic: d2m.GenericOp
+    thread: ttkernel.Thread
+    kernel_args: Sequence[SSAValue]  # the kernel function's DRAM memrefs
+    cb_ids: dict[SSAValue, int]  # old CB value -> CB id
+    body: Block = field(default_factory=Block)
+    values: dict[SSAValue, SSAValue] = field(default_factory=dict)
+    cbs: dict[SSAValue, SSAValue] = field(default_factory=dict)  # old CB -> new i32 id
+    blocks: dict[SSAValue, CBBlock] = field(default_factory=dict)
+    tiles: dict[SSAValue, CBTile | DstTile] = field(default_factory=dict)
+    transfers: dict[SSAValue, bool] = field(default_factory=dict)  # tx -> is a read
+    addr_gens: dict[int, SSAValue] = field(default_factory=dict)
+    runtime_args: dict[tuple[str, int], int] = field(default_factory=dict)
+    pack_cb: dict[SSAValue, SSAValue] = field(default_factory=dict)  # old dst -> new out CB
+    section_out_cb: SSAValue | None = None
+    constants: dict[int, SSAValue] = field(default_factory=dict)
+    prologue: Block = field(default_factory=Block)  # kernel arguments and constants
+    entry: Builder = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.entry = Builder(InsertPoint.at_end(self.prologue))
+        layout = runtime_arg_layout(len(self.kernel_args))
+        self.runtime_args = {arg: index for index, arg in enumerate(layout)}
+
+    # ------------------------------------------------------------------ entry values
+
+    def cb(self, old: SSAValue) -> SSAValue:
+        """The kernel's i32 id of the CB `old` (a compile-time argument)."""
+        if old not in self.cbs:
+            index = self.cb_ids[old]
+            self.cbs[old] = self.entry.insert(ttkernel.GetCompileTimeArgValOp(index)).result
+        return self.cbs[old]
+
+    def const(self, value: int) -> SSAValue:
+        """An i32 constant defined at kernel entry (so that inits using it can be hoisted)."""
+        if value not in self.constants:
+            self.constants[value] = _i32(self.entry, value)
+        return self.constants[value]
+
+    def runtime_arg(self, kind: str, index: int) -> SSAValue:
+        return self.entry.insert(ttkernel.GetArgValOp(self.runtime_args[(kind, index)])).result
+
+    def addr_gen(self, buffer: SSAValue, op: Operation) -> SSAValue:
+        """An address generator over the kernel tensor `buffer`, built at kernel entry."""
+        if buffer not in self.kernel_args:
+            raise PassError(op, "moves data to or from a memref that is not a kernel argument.")
+        index = list(self.kernel_args).index(buffer)
+        if index not in self.addr_gens:
+            buffer_type = buffer.type
+            assert isinstance(buffer_type, MemRefType)
+            tile = buffer_type.get_element_type()
+            assert isinstance(tile, TileType)
+            address = self.runtime_arg("buffer_address", index)
+            page_size = self.const(tile.size_bytes())
+            self.addr_gens[index] = self.entry.insert(
+                ttkernel.GetInterleavedAddrGenFastOp(
+                    MemorySpace.DRAM, address, page_size, tile.element_format
+                )
+            ).result
+        return self.addr_gens[index]
+
+    # ------------------------------------------------------------------ translation
+
+    def translate(self, region: Region) -> Block:
+        for arg in region.block.args:
+            if isinstance(arg.type, d2m.CBType):
+                self.cb(arg)
+        if self.thread.is_compute:
+            self._hw_startup(region)
+            self._find_pack_targets(region)
+        self.block(region.block, Builder(InsertPoint.at_end(self.body)))
+        Builder(InsertPoint.at_end(self.body)).insert(func.ReturnOp())
+        first = self.body.first_op
+        for op in list(self.prologue.ops):
+            op.detach()
+            self.body.insert_op_before(op, first)
+        hoist_invariant_inits(self.body)
+        drop_repeated_inits(self.body)
+        return self.body
+
+    def _hw_startup(self, region: Region) -> None:
+        """tt-metal's one-time configuration of unpacker, math and packer, for the
+        generic's first two inputs and its first output."""
+        num_inputs = len(self.generic.inputs)
+        inputs = region.block.args[:num_inputs]
+        outputs = region.block.args[num_inputs : len(self.generic.operands)]
+        if not inputs or not outputs:
+            return
+        in0 = inputs[0]
+        in1 = inputs[1] if len(inputs) > 1 else in0
+        out = outputs[0]
+        self.entry.insert(ttkernel.BinaryOpInitCommonOp(self.cb(in0), self.cb(in1), self.cb(out)))
+
+    def _find_pack_targets(self, region: Region) -> None:
+        """For each DST section, the CB its results are packed into (the inits name it)."""
+        for op in region.walk():
+            if isinstance(op, memref.StoreOp) and isinstance(op.value.owner, memref.LoadOp):
+                source = op.value.owner.memref
+                if isinstance(source.owner, d2m.AcquireDstOp) and op.memref.owner is not None:
+                    block_op = op.memref.owner
+                    if isinstance(block_op, d2m.WaitOp | d2m.ReserveOp):
+                        self.pack_cb.setdefault(source, self.cb(block_op.cb))
+
+    def block(self, block: Block, builder: Builder) -> None:
+        for op in block.ops:
+            self.op(op, builder)
+
+    def op(self, op: Operation, builder: Builder) -> None:
+        handler = _HANDLERS.get(type(op))
+        if handler is not None:
+            handler(self, op, builder)
+        elif isinstance(op, _TILE_OPS):
+            pass  # emitted where its result is stored into DST
+        elif op.name.startswith("arith."):
+            self.arith(op, builder)
+        else:
+            raise PassError(op, f"has no kernel-API form in a {self.thread.value} kernel.")
+
+    def arith(self, op: Operation, builder: Builder) -> None:
+        """`arith` ops carry over, `index` becoming the kernel API's i32."""
+        if isinstance(op, arith.ConstantOp) and _is_index(op.result.type):
+            assert isinstance(op.value, IntegerAttr)
+            self.values[op.result] = _i32(builder, op.value.value.data)
+            return
+        new = op.clone(value_mapper=self.values)
+        for result in new.results:
+            if _is_index(result.type):
+                result.type = i32
+        builder.insert(new)
+        for old, result in zip(op.results, new.results):
+            self.values[old] = result
+
+    def value(self, old: SSAValue) -> SSAValue:
+        return self.values.get(old, old)
+
+    # ------------------------------------------------------------------ control flow
+
+    def for_op(self, op: scf.ForOp, builder: Builder) -> None:
+        if op.iter_args:
+            raise PassError(op, "carries values across iterations; kernels take loops without them.")
+        body = Block(arg_types=[i32])
+        self.values[op.body.block.args[0]] = body.args[0]
+        builder.insert(
+            scf.ForOp(self.value(op.lb), self.value(op.ub), self.value(op.step), [], body)
+        )
+        inner = Builder(InsertPoint.at_end(body))
+        for inner_op in op.body.block.ops:
+            if not isinstance(inner_op, scf.YieldOp):
+                self.op(inner_op, inner)
+        inner.insert(scf.YieldOp())
+
+    # ------------------------------------------------------------------ CBs
+
+    def local_cb(self, op: d2m.LocalCBOp, builder: Builder) -> None:
+        self.cb(op.result)
+
+    def cb_block(self, op: d2m.WaitOp | d2m.ReserveOp, builder: Builder) -> None:
+        cb_type = op.cb.type
+        assert isinstance(cb_type, d2m.CBType)
+        front = isinstance(op, d2m.WaitOp)
+        count = self.const(_block_tiles(cb_type.block))
+        call = ttkernel.CBWaitFrontOp if front else ttkernel.CBReserveBackOp
+        builder.insert(call(self.cb(op.cb), count))
+        self.blocks[op.result] = CBBlock(op.cb, front, cb_type.block)
+
+    def cb_hand_off(self, op: d2m.PopOp | d2m.PushOp, builder: Builder) -> None:
+        cb_type = op.cb.type
+        assert isinstance(cb_type, d2m.CBType)
+        call = ttkernel.CBPopFrontOp if isinstance(op, d2m.PopOp) else ttkernel.CBPushBackOp
+        builder.insert(call(self.cb(op.cb), self.const(_block_tiles(cb_type.block))))
+
+    # ------------------------------------------------------------------ data movement
+
+    def dma(self, op: d2m.DMAReadOp | d2m.DMAWriteOp, builder: Builder) -> None:
+        reading = isinstance(op, d2m.DMAReadOp)
+        l1, dram = (op.dst, op.src) if reading else (op.src, op.dst)
+        if l1 not in self.blocks:
+            raise PassError(op, "moves a block that does not come from d2m.wait or d2m.reserve.")
+        block = self.blocks[l1]
+        base = builder.insert(
+            (ttkernel.GetReadPtrOp if block.front else ttkernel.GetWritePtrOp)(self.cb(block.cb))
+        ).result
+        generator = self.addr_gen(dram, op)
+        dram_type = dram.type
+        assert isinstance(dram_type, MemRefType)
+        tile = dram_type.get_element_type()
+        assert isinstance(tile, TileType)
+        origin = [self.value(index) for index in op.indices]
+        block_shape = block.block_type.get_shape()
+        transfer = ttkernel.NocAsyncReadTileOp if reading else ttkernel.NocAsyncWriteTileOp
+
+        def per_tile(inner: Builder, ivs: list[SSAValue]) -> None:
+            page = _linearize(
+                inner,
+                [inner.insert(arith.AddiOp(o, iv)).result for o, iv in zip(origin, ivs)],
+                dram_type.get_shape(),
+            )
+            offset = inner.insert(
+                arith.MuliOp(_linearize(inner, ivs, block_shape), _i32(inner, tile.size_bytes()))
+            ).result
+            address = inner.insert(arith.AddiOp(base, offset)).result
+            inner.insert(transfer(page, generator, address))
+
+        emit_i32_loops(builder, block_shape, per_tile)
+        self.transfers[op.tx] = reading
+
+    def dma_wait(self, op: d2m.DMAWaitOp, builder: Builder) -> None:
+        if op.tx not in self.transfers:
+            raise PassError(op, "waits for a transfer that is not a d2m.dma_read or d2m.dma_write.")
+        barrier = ttkernel.NocAsyncReadBarrierOp if self.transfers[op.tx] else ttkernel.NocAsyncWriteBarrierOp
+        builder.insert(barrier())
+
+    def grid_query(self, op: d2m.CoreIndexOp | d2m.GridSizeOp, builder: Builder) -> None:
+        kind = "core_index" if isinstance(op, d2m.CoreIndexOp) else "grid_size"
+        self.values[op.result] = builder.insert(
+            ttkernel.GetArgValOp(self.runtime_args[(kind, op.dim.value.data)])
+        ).result
+
+    # ------------------------------------------------------------------ compute
+
+    def dst_section(self, op: Operation, builder: Builder) -> None:
+        if isinstance(op, d2m.AcquireDstOp):
+            self.section_out_cb = self.pack_cb.get(op.result)
+        call = {
+            d2m.AcquireDstOp: ttkernel.TileRegsAcquireOp,
+            d2m.CommitDstOp: ttkernel.TileRegsCommitOp,
+            d2m.WaitDstOp: ttkernel.TileRegsWaitOp,
+            d2m.ReleaseDstOp: ttkernel.TileRegsReleaseOp,
+        }[type(op)]
+        builder.insert(call())
+
+    def load(self, op: memref.LoadOp, builder: Builder) -> None:
+        if isinstance(op.memref.owner, d2m.AcquireDstOp):
+            (slot,) = op.indices
+            self.tiles[op.res] = DstTile(self.value(slot))
+            return
+        block = self.blocks.get(op.memref)
+        if block is None:
+            raise PassError(op, "reads a tile from a memref that is neither DST nor a CB block.")
+        index = _linearize(builder, [self.value(i) for i in op.indices], block.block_type.get_shape())
+        self.tiles[op.res] = CBTile(self.cb(block.cb), index)
+
+    def store(self, op: memref.StoreOp, builder: Builder) -> None:
+        if isinstance(op.memref.owner, d2m.AcquireDstOp):
+            (slot,) = op.indices
+            self.compute_into(op.value, self.value(slot), builder)
+            return
+        block = self.blocks.get(op.memref)
+        source = self.tiles.get(op.value)
+        if block is None or not isinstance(source, DstTile):
+            raise PassError(op, "stores a tile that is not packed from DST into a CB block.")
+        index = _linearize(builder, [self.value(i) for i in op.indices], block.block_type.get_shape())
+        builder.insert(ttkernel.PackTileOp(source.slot, self.cb(block.cb), index))
+
+    def out_cb(self, fallback: SSAValue) -> SSAValue:
+        return self.section_out_cb if self.section_out_cb is not None else fallback
+
+    def operand(self, value: SSAValue, op: Operation, want_cb: bool) -> CBTile | DstTile:
+        location = self.tiles.get(value)
+        if location is None or isinstance(location, CBTile) != want_cb:
+            where = "a CB" if want_cb else "DST"
+            raise PassError(op, f"needs its operand in {where}; run d2m-lower-to-loops first.")
+        return location
+
+    def compute_into(self, value: SSAValue, dst: SSAValue, builder: Builder) -> None:
+        """Emits the kernel-API call that leaves `value` in DST slot `dst`, after its init
+        (drop_repeated_inits removes the inits already in force)."""
+        source = self.tiles.get(value)
+        if isinstance(source, CBTile):
+            builder.insert(ttkernel.CopyTileInitOp(source.cb))
+            builder.insert(ttkernel.CopyTileOp(source.cb, source.tile, dst))
+            return
+        op = value.owner
+        assert isinstance(op, Operation)
+        kind = type(op)
+        if kind in _SFPU_UNARY:
+            init, call = _SFPU_UNARY[kind]
+            self.operand(op.operands[0], op, want_cb=False)
+            builder.insert(init())
+            builder.insert(call(dst))
+        elif kind in _SCALAR:
+            self.operand(op.operands[0], op, want_cb=False)
+            builder.insert(ttkernel.BinopWithScalarTileInitOp())
+            bits = _i32(builder, _f32_bits(op.scalar.value.data))
+            builder.insert(_SCALAR[kind](dst, bits))
+        elif kind in _FPU_BINARY and isinstance(self.tiles.get(op.operands[0]), CBTile):
+            init, call = _FPU_BINARY[kind]
+            a, b = (self.operand(v, op, want_cb=True) for v in op.operands)
+            builder.insert(init(a.cb, b.cb))
+            builder.insert(call(a.cb, b.cb, a.tile, b.tile, dst))
+        elif kind in _SFPU_BINARY:
+            init, call = _SFPU_BINARY[kind]
+            a, b = (self.operand(v, op, want_cb=False) for v in op.operands)
+            builder.insert(init())
+            builder.insert(call(a.slot, b.slot, dst))
+        elif isinstance(op, d2m.TileMatmulOp):
+            a, b = (self.operand(v, op, want_cb=True) for v in (op.a, op.b))
+            no_transpose = self.const(0)
+            builder.insert(ttkernel.MMInitOp(a.cb, b.cb, self.out_cb(a.cb), no_transpose))
+            builder.insert(ttkernel.MatmulTilesOp(a.cb, b.cb, a.tile, b.tile, dst))
+        elif isinstance(op, d2m.TileReduceSumOp | d2m.TileReduceMaxOp):
+            a, scaler = (self.operand(v, op, want_cb=True) for v in (op.input, op.scaler))
+            pool, dim = _REDUCE_POOL[kind], _REDUCE_DIM[op.dim.data]
+            builder.insert(ttkernel.ReduceInitOp(pool, dim, a.cb, scaler.cb, self.out_cb(a.cb)))
+            builder.insert(ttkernel.ReduceTileOp(pool, dim, a.cb, scaler.cb, a.tile, scaler.tile, dst))
+        elif isinstance(op, d2m.TileTransposeOp):
+            a = self.operand(op.input, op, want_cb=True)
+            builder.insert(ttkernel.TransposeWHInitOp(a.cb, self.out_cb(a.cb)))
+            builder.insert(ttkernel.TransposeWHTileOp(a.cb, a.tile, dst))
+        elif isinstance(op, d2m.TileBcastOp):
+            a = self.operand(op.input, op, want_cb=True)
+            kind_attr = _BCAST[op.kind.data]
+            builder.insert(ttkernel.UnaryBcastInitOp(kind_attr, a.cb, self.out_cb(a.cb)))
+            builder.insert(ttkernel.UnaryBcastOp(kind_attr, a.cb, a.tile, dst))
+        elif isinstance(op, d2m.TileFillOp):
+            builder.insert(ttkernel.FillTileInitOp())
+            value_f32 = builder.insert(
+                arith.ConstantOp(FloatAttr(op.value.value.data, Float32Type()))
+            ).result
+            builder.insert(ttkernel.FillTileOp(dst, value_f32))
+        else:
+            raise PassError(op, "has no kernel-API form with its operands where they are.")
+
+
+_TILE_OPS = (
+    d2m.TileAddOp, d2m.TileSubOp, d2m.TileMulOp, d2m.TileDivOp, d2m.TileMaximumOp,
+    d2m.TileAddScalarOp, d2m.TileSubScalarOp, d2m.TileRsubScalarOp, d2m.TileMulScalarOp,
+    d2m.TileDivScalarOp, d2m.TileExpOp, d2m.TileSqrtOp, d2m.TileRsqrtOp, d2m.TileRecipOp,
+    d2m.TileNegOp, d2m.TileAbsOp, d2m.TileTransposeOp, d2m.TileMatmulOp,
+    d2m.TileReduceSumOp, d2m.TileReduceMaxOp, d2m.TileBcastOp, d2m.TileFillOp,
+)  # fmt: skip
+
+_HANDLERS: dict[type[Operation], Callable[[_KernelBuilder, Operation, Builder], None]] = {
+    scf.ForOp: _KernelBuilder.for_op,
+    d2m.LocalCBOp: _KernelBuilder.local_cb,
+    d2m.WaitOp: _KernelBuilder.cb_block,
+    d2m.ReserveOp: _KernelBuilder.cb_block,
+    d2m.PopOp: _KernelBuilder.cb_hand_off,
+    d2m.PushOp: _KernelBuilder.cb_hand_off,
+    d2m.DMAReadOp: _KernelBuilder.dma,
+    d2m.DMAWriteOp: _KernelBuilder.dma,
+    d2m.DMAWaitOp: _KernelBuilder.dma_wait,
+    d2m.CoreIndexOp: _KernelBuilder.grid_query,
+    d2m.GridSizeOp: _KernelBuilder.grid_query,
+    d2m.AcquireDstOp: _KernelBuilder.dst_section,
+    d2m.CommitDstOp: _KernelBuilder.dst_section,
+    d2m.WaitDstOp: _KernelBuilder.dst_section,
+    d2m.ReleaseDstOp: _KernelBuilder.dst_section,
+    memref.LoadOp: _KernelBuilder.load,
+    memref.StoreOp: _KernelBuilder.store,
+}  # type: ignore[dict-item]
+
+
+def emit_i32_loops(
+    builder: Builder, extents: Sequence[int], body: Callable[[Builder, list[SSAValue]], None]
+) -> None:
+    """Nested `scf.for` loops over i32 from 0 to each extent; `body` gets the ivs."""
+    if not extents:
+        body(builder, [])
+        return
+    loop_block = Block(arg_types=[i32])
+    builder.insert(
+        scf.ForOp(_i32(builder, 0), _i32(builder, extents[0]), _i32(builder, 1), [], loop_block)
+    )
+    inner = Builder(InsertPoint.at_end(loop_block))
+    emit_i32_loops(inner, extents[1:], lambda b, ivs: body(b, [loop_block.args[0], *ivs]))
+    inner.insert(scf.YieldOp())
+
+
+# ----------------------------------------------------------------------- init placement
+
+_INIT_OPS = (
+    ttkernel.CopyTileInitOp, ttkernel.MMInitOp, ttkernel.ReduceInitOp, ttkernel.TransposeWHInitOp,
+    ttkernel.UnaryBcastInitOp, ttkernel.FillTileInitOp, ttkernel.BinopWithScalarTileInitOp,
+    ttkernel.AddTilesInitOp, ttkernel.SubTilesInitOp, ttkernel.MulTilesInitOp,
+    ttkernel.AddBinaryTileInitOp, ttkernel.SubBinaryTileInitOp, ttkernel.MulBinaryTileInitOp,
+    ttkernel.DivBinaryTileInitOp, ttkernel.BinaryMaxTileInitOp, ttkernel.ExpTileInitOp,
+    ttkernel.SqrtTileInitOp, ttkernel.RsqrtTileInitOp, ttkernel.RecipTileInitOp,
+    ttkernel.NegativeTileInitOp, ttkernel.AbsTileInitOp,
+)  # fmt: skip
+
+
+def _init_key(op: Operation) -> tuple[object, ...]:
+    """Two inits with the same key configure the engines identically."""
+    return (op.name, tuple(op.operands), tuple(sorted((k, str(v)) for k, v in op.properties.items())))
+
+
+def _inits_within(op: Operation) -> list[Operation]:
+    return [inner for inner in op.walk() if isinstance(inner, _INIT_OPS)]
+
+
+def _defined_inside(value: SSAValue, loop: Operation) -> bool:
+    owner = value.owner
+    return loop.is_ancestor(owner if isinstance(owner, Operation) else owner.parent_op())
+
+
+def hoist_invariant_inits(block: Block) -> None:
+    """Moves the init out of every loop (innermost first) whose inits are all the same
+    init on loop-invariant operands: it then holds on every iteration."""
+    for op in list(block.ops):
+        for region in op.regions:
+            for inner in region.blocks:
+                hoist_invariant_inits(inner)
+        if not isinstance(op, scf.ForOp):
+            continue
+        inits = _inits_within(op)
+        if not inits or len({_init_key(i) for i in inits}) != 1:
+            continue
+        if any(_defined_inside(operand, op) for operand in inits[0].operands):
+            continue
+        hoisted = inits[0]
+        hoisted.detach()
+        block.insert_op_before(hoisted, op)
+        for duplicate in inits[1:]:
+            Rewriter.erase_op(duplicate)
+
+
+def drop_repeated_inits(block: Block, state: tuple[object, ...] | None = None) -> tuple[object, ...] | None:
+    """Erases inits equal to the init in force before them (straight-line; a loop's
+    body starts from an unknown state unless it has no inits of its own)."""
+    for op in list(block.ops):
+        if isinstance(op, _INIT_OPS):
+            key = _init_key(op)
+            if key == state:
+                Rewriter.erase_op(op)
+            else:
+                state = key
+        elif isinstance(op, scf.ForOp):
+            if _inits_within(op):
+                drop_repeated_inits(op.body.block, None)
+                state = None
+        elif op.regions:
+            for region in op.regions:
+                for inner in region.blocks:
+                    drop_repeated_inits(inner, None)
+            if _inits_within(op):
+                state = None
+    return state
+
+
+# ----------------------------------------------------------------------- the pass
+
+
+def _kernel_generic(kernel: func.FuncOp) -> d2m.GenericOp | None:
+    generics = [op for op in kernel.walk() if isinstance(op, d2m.GenericOp)]
+    if len(generics) > 1:
+        raise PassError(generics[1], "is a second d2m.generic in one kernel function; a kernel launches one.")
+    return generics[0] if generics else None
+
+
+def _operand_cb_ids(region: Region) -> dict[SSAValue, int]:
+    """CB ids of a thread's operand CBs: their position."""
+    return {arg: index for index, arg in enumerate(region.block.args) if isinstance(arg.type, d2m.CBType)}
+
+
+def _local_cbs(generic: d2m.GenericOp) -> list[d2m.LocalCBOp]:
+    return [op for region in generic.thread_regions for op in region.walk() if isinstance(op, d2m.LocalCBOp)]
+
+
+def _thread_names(kinds: Sequence[d2m.ThreadType]) -> list[ttkernel.Thread]:
+    threads: list[ttkernel.Thread] = []
+    data_movement = iter(_DATA_MOVEMENT_THREADS)
+    for kind in kinds:
+        threads.append(ttkernel.Thread.COMPUTE if kind == d2m.ThreadType.COMPUTE else next(data_movement))
+    return threads
+
+
+def _data_format(tile: Attribute) -> str:
+    assert isinstance(tile, TileType)
+    return {"bf16": "bf16", "f32": "fp32"}[tile.element_format.value]
+
+
+def convert_kernel(kernel: func.FuncOp, generic: d2m.GenericOp) -> tuple[list[func.FuncOp], DictionaryAttr]:
+    """The kernel functions of `generic`'s threads and the launch description."""
+    name = kernel.sym_name.data
+    operand_cbs = [arg.type for arg in generic.thread_regions[0].block.args if isinstance(arg.type, d2m.CBType)]
+    local_cbs = _local_cbs(generic)
+    local_ids = {op.result: len(operand_cbs) + index for index, op in enumerate(local_cbs)}
+    kernel_args = list(kernel.body.block.args)
+    functions: list[func.FuncOp] = []
+    kernels: list[Attribute] = []
+    for thread, region in zip(_thread_names(generic.thread_kinds), generic.thread_regions):
+        ids = {**_operand_cb_ids(region), **local_ids}
+        builder = _KernelBuilder(generic, thread, kernel_args, ids)
+        body = builder.translate(region)
+        function = func.FuncOp(f"{name}_{thread.value}", ((), ()), Region(body))
+        function.attributes[ttkernel.THREAD_ATTR] = ttkernel.ThreadAttr(thread)
+        functions.append(function)
+        kernels.append(ArrayAttr([StringAttr(function.sym_name.data), StringAttr(thread.value)]))
+    program = {
+        "name": StringAttr(name),
+        "grid": generic.grid,
+        "buffers": ArrayAttr([arg.type for arg in kernel_args]),
+        "cbs": ArrayAttr([*operand_cbs, *(op.result.type for op in local_cbs)]),
+        "kernels": ArrayAttr(kernels),
+        "runtime_args": ArrayAttr(
+            [ArrayAttr([StringAttr(kind), IntegerAttr(index, 64)]) for kind, index in runtime_arg_layout(len(kernel_args))]
+        ),
+    }
+    if COMPUTE_CONFIG_ATTR in kernel.attributes:
+        program["compute_config"] = kernel.attributes[COMPUTE_CONFIG_ATTR]
+    return functions, DictionaryAttr(program)
+
+
+@dataclass(frozen=True)
+class ConvertD2MToTTKernel(ModulePass):
+    """d2m.generic threads -> ttkernel kernel functions plus the `ttlang.program` launch attribute."""
+
+    name = "convert-d2m-to-ttkernel"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for kernel in list(op.body.block.ops):
+            if not isinstance(kernel, func.FuncOp):
+                continue
+            generic = _kernel_generic(kernel)
+            if generic is None:
+                continue
+            if PROGRAM_ATTR in op.attributes:
+                raise PassError(kernel, "is a second kernel in the module; a program holds one.")
+            functions, program = convert_kernel(kernel, generic)
+            for function in functions:
+                op.body.block.insert_op_before(function, kernel)
+            Rewriter.erase_op(kernel)
+            op.attributes[PROGRAM_ATTR] = program
