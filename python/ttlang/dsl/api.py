@@ -1,0 +1,181 @@
+"""The objects a kernel author uses (re-exported from `ttlang`).
+
+A `@pykernel_gen` function runs once per compilation, in plain Python, with a
+`KernelTensor` standing for each tensor argument. It builds `TensorAccessor`s,
+defines its threads with `@compute()` / `@datamovement()` and returns
+`Program(threads...)(tensors...)`. The threads themselves are never run as Python:
+the frontend compiles their source. Inside a thread, `CircularBuffer` and
+`Semaphore` parameters, blocks, `dma`, `core_index`, ... are compiled to IR; the
+functions below only exist to be named there, and say so if called anywhere else.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from types import FunctionType
+from typing import Literal
+
+from ttlang.dsl.diagnostics import DSLError
+
+ThreadKind = Literal["compute", "datamovement"]
+
+
+@dataclass(frozen=True)
+class KernelTensor:
+    """A tensor argument of a kernel while the kernel function is traced: its name,
+    position, logical shape (elements) and tile element format."""
+
+    name: str
+    index: int
+    shape: tuple[int, ...]
+    data_type: str  # "bf16" or "f32"
+    is_output: bool
+
+    @property
+    def rank(self) -> int:
+        return len(self.shape)
+
+    @property
+    def tile_shape(self) -> tuple[int, ...]:
+        """The shape in tiles: batch dims kept, the last two divided by 32."""
+        *batch, rows, cols = self.shape
+        return (*batch, rows // 32, cols // 32)
+
+
+class TensorAccessor:
+    """Tile-indexed view of a kernel tensor in DRAM, for `dma` in data-movement threads:
+    `acc[i, j]` is the block whose first tile is (i, j); slices select a range of tiles
+    (`acc[bh, i*4:(i+1)*4, :]`). The block's shape is the CB block's shape."""
+
+    def __init__(self, tensor: KernelTensor):
+        if not isinstance(tensor, KernelTensor):
+            raise DSLError(
+                f"TensorAccessor takes one of the kernel's tensor arguments, but got "
+                f"{type(tensor).__name__}",
+                "create accessors in the kernel function from its parameters: "
+                "`lhs_acc = TensorAccessor(lhs)`",
+            )
+        self.tensor = tensor
+
+    def __repr__(self) -> str:
+        return f"TensorAccessor({self.tensor.name})"
+
+
+class CircularBuffer:
+    """A thread parameter: the circular buffer of one kernel tensor (in order).
+
+    In a thread: `cb.wait()` returns the front block (consumer) and `cb.pop()` frees it;
+    `cb.reserve()` returns a free block (producer) and `cb.push()` publishes it.
+    `with cb.wait() as blk:` pops on exit; `with cb.reserve() as blk:` pushes on exit.
+    """
+
+
+class Semaphore:
+    """A thread parameter after the CircularBuffers: the k-th Semaphore parameter of every
+    thread is the same semaphore. In a thread: `sem.set(v, core=(r, c), mcast=(h, w))`,
+    `sem.inc(v, core=(r, c))`, `sem.wait(v, reset=r)`."""
+
+
+@dataclass(frozen=True)
+class Thread:
+    """A `@compute()` or `@datamovement()` function; compiled from its source."""
+
+    kind: ThreadKind
+    function: FunctionType
+
+    @property
+    def name(self) -> str:
+        return self.function.__name__
+
+    def __call__(self, *args, **kwargs):
+        raise DSLError(
+            f"thread {self.name} cannot be called; pass it to Program(...)",
+            "return Program(compute_thread, reader, writer)(*tensors) from the kernel",
+        )
+
+
+def _thread_decorator(kind: ThreadKind):
+    def decorate(function: FunctionType) -> Thread:
+        if not isinstance(function, FunctionType):
+            raise DSLError(f"@{kind}() decorates a function, not {type(function).__name__}")
+        return Thread(kind, function)
+
+    return decorate
+
+
+def compute():
+    """Marks a thread that computes on blocks (runs on the core's math RISC-Vs)."""
+    return _thread_decorator("compute")
+
+
+def datamovement():
+    """Marks a thread that moves blocks between DRAM and L1 (one NoC RISC-V each)."""
+    return _thread_decorator("datamovement")
+
+
+class Program:
+    """The threads of a kernel; calling it with the kernel's tensors binds them:
+    `return Program(compute_thread, reader, writer)(lhs, rhs, out)`."""
+
+    def __init__(self, *threads: Thread, tensors: tuple[KernelTensor, ...] = ()):
+        for thread in threads:
+            if not isinstance(thread, Thread):
+                raise DSLError(
+                    f"Program takes threads, but got {type(thread).__name__}",
+                    "decorate each thread function with @compute() or @datamovement()",
+                )
+        self.threads = threads
+        self.tensors = tensors
+
+    def __call__(self, *tensors: KernelTensor) -> Program:
+        return Program(*self.threads, tensors=tensors)
+
+
+def _outside_thread(name: str) -> DSLError:
+    return DSLError(
+        f"{name}() can only be used inside a @compute() or @datamovement() thread",
+        "call it in a thread function; the kernel function itself runs as plain Python",
+    )
+
+
+def dma(src, dst, core=None, mcast=None):
+    """Starts a transfer from `src` to `dst` (an accessor block and a CB block, either
+    way round; or two CB blocks with `core=(row, col)` and `mcast=(rows, cols)` to
+    multicast to a rectangle of cores). Returns a transfer; `.wait()` blocks until done."""
+    raise _outside_thread("dma")
+
+
+def core_index(dim: int):
+    """This core's coordinate in the grid: dim 0 is its row, dim 1 its column."""
+    raise _outside_thread("core_index")
+
+
+def grid_size(dim: int):
+    """The number of cores of the grid along `dim` (0: rows, 1: columns)."""
+    raise _outside_thread("grid_size")
+
+
+def fill(value: float, shape: tuple[int, ...]):
+    """A block of `shape` (elements; tile-aligned) with every element `value`."""
+    raise _outside_thread("fill")
+
+
+def full(shape: tuple[int, ...], value: float):
+    """NumPy's spelling of `fill(value, shape)`."""
+    raise _outside_thread("full")
+
+
+def zeros(shape: tuple[int, ...]):
+    """`fill(0.0, shape)`."""
+    raise _outside_thread("zeros")
+
+
+def maximum(lhs, rhs):
+    """Elementwise max of two blocks (or a block and a number), with broadcasting."""
+    raise _outside_thread("maximum")
+
+
+def where(condition, if_true, if_false):
+    """Elementwise `if_true` where `condition` is nonzero, else `if_false` (blocks or
+    numbers, with broadcasting)."""
+    raise _outside_thread("where")

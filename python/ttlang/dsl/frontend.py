@@ -1,0 +1,1395 @@
+"""The frontend: a `@pykernel_gen` kernel's Python source -> stage-1 IR.
+
+The kernel function runs once as plain Python with a `KernelTensor` per tensor
+argument; it returns `Program(threads...)(tensors...)`. Each thread's source (AST) is
+then compiled into one region of a `d2m.generic`:
+
+    func.func @add(%lhs: memref<1x1x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<dram>>,
+                   %rhs: ..., %out: ...) attributes {ttcore.compute_config = {...}} {
+      d2m.generic <{grid = #ttcore.grid<1x1>, block_factors = [1, 1],
+                    threads = [#d2m.thread<compute>, #d2m.thread<datamovement>, ...]}>
+          ins(%lhs, %rhs : ...) outs(%out : ...) ({
+      ^bb0(%lhs_cb: !d2m.cb<...>, %rhs_cb: !d2m.cb<...>, %out_cb: !d2m.cb<...>):
+        %l = d2m.wait %lhs_cb : ... -> tensor<1x1x!ttcore.tile<32x32, bf16>>
+        ...
+        %sum = linalg.generic ... { d2m.tile_add ... }
+        d2m.store %o, %sum : ...
+        d2m.pop %lhs_cb : ...
+      }, { ... reader ... }, { ... writer ... })
+      func.return
+    }
+
+Compile-time values (Python ints, floats, bools, accessors, helpers) are folded as
+Python; run-time values (blocks, indices, transfers) become IR. `for ... in range`
+becomes `scf.for` with loop-carried values as iter_args; `if` on a compile-time value
+picks its branch, on a run-time comparison becomes `scf.if`.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import inspect
+import operator
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from types import FunctionType
+from typing import Any, NoReturn
+
+from xdsl.dialects import arith, func, scf
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DictionaryAttr,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    MemRefType,
+    ModuleOp,
+    StringAttr,
+    TensorType,
+)
+from xdsl.ir import Block as IRBlock
+from xdsl.ir import Operation, Region, SSAValue
+from xdsl.utils.exceptions import VerifyException
+
+from ttlang.dialects import d2m
+from ttlang.dialects.ttcore import GridAttr, MemorySpace, MemorySpaceAttr, TileType
+from ttlang.dsl import api, operators
+from ttlang.dsl.diagnostics import (
+    CompilerBug,
+    DSLError,
+    KernelError,
+    ParsedFunction,
+    SourceLocation,
+    parse_function,
+)
+from ttlang.dsl.options import KernelOptions
+from ttlang.dsl.values import (
+    TILE,
+    AccessorBlock,
+    Acquisition,
+    Block,
+    CBHandle,
+    Condition,
+    Index,
+    SemaphoreHandle,
+    Transfer,
+    logical_shape,
+)
+
+RUNTIME_VALUES = (Block, Index, Condition, Transfer, CBHandle, SemaphoreHandle, AccessorBlock)
+
+# torch dtype (or its short name) -> tile element format
+DATA_TYPES = {"torch.bfloat16": "bf16", "torch.float32": "f32", "bf16": "bf16", "f32": "f32"}
+
+MAX_INLINE_DEPTH = 32
+
+
+@dataclass(frozen=True)
+class TensorSpec:
+    """A tensor described by shape and data type alone ("bf16" or "f32"), for compiling
+    without allocating (lit tests, `TTLANG_COMPILE_ONLY`)."""
+
+    shape: tuple[int, ...]
+    dtype: str = "bf16"
+
+
+def is_runtime(value: object) -> bool:
+    return isinstance(value, RUNTIME_VALUES)
+
+
+# ===================================================================== kernel level
+
+
+def describe_tensors(kernel: ParsedFunction, args: Sequence[Any], num_outs: int) -> list[api.KernelTensor]:
+    """One KernelTensor per argument; rejects shapes that are not whole tiles."""
+    parameters = kernel.tree.args.args
+    if len(args) != len(parameters):
+        raise kernel.error(
+            kernel.tree,
+            f"kernel {kernel.tree.name} takes {len(parameters)} tensors, but was called with {len(args)}",
+            "pass one tensor per positional parameter; compile-time options go as keywords",
+        )
+    if not 1 <= num_outs <= len(args):
+        raise kernel.error(kernel.tree, f"num_outs={num_outs}, but the kernel has {len(args)} tensors")
+    tensors = []
+    for index, (parameter, arg) in enumerate(zip(parameters, args)):
+        shape = tuple(int(d) for d in arg.shape)
+        data_type = DATA_TYPES.get(str(arg.dtype))
+        if data_type is None:
+            raise kernel.error(
+                parameter,
+                f"tensor `{parameter.arg}` has dtype {arg.dtype}; kernels take bfloat16 or float32 tensors",
+                "convert it with .to(torch.bfloat16)",
+            )
+        if len(shape) < 2 or shape[-2] % TILE or shape[-1] % TILE or 0 in shape:
+            raise kernel.error(
+                parameter,
+                f"tensor `{parameter.arg}` has shape {operators.format_shape(shape)}, which is not "
+                f"tile-aligned: its last two dims must be nonzero multiples of {TILE}",
+                "pad the tensor to whole 32x32 tiles (e.g. torch.nn.functional.pad) and slice the result",
+            )
+        tensors.append(
+            api.KernelTensor(
+                parameter.arg, index, shape, data_type, is_output=index >= len(args) - num_outs
+            )
+        )
+    return tensors
+
+
+def _decorator_keyword(kernel: ParsedFunction, keyword: str) -> ast.AST:
+    """The `keyword=` argument of the kernel's decorator (for locating option errors)."""
+    for decorator in kernel.tree.decorator_list:
+        if isinstance(decorator, ast.Call):
+            for kw in decorator.keywords:
+                if kw.arg == keyword:
+                    return kw
+    return kernel.tree
+
+
+def check_options(kernel: ParsedFunction, options: KernelOptions, tensors: Sequence[api.KernelTensor]) -> None:
+    grid = options.grid
+    grid_node = _decorator_keyword(kernel, "grid")
+    if len(grid) != 2 or any(not isinstance(d, int) or d < 1 for d in grid):
+        raise kernel.error(grid_node, f"grid must be two positive ints (rows, cols), but is {grid!r}")
+    device_rows, device_cols = options.device_grid
+    if grid[0] > device_rows or grid[1] > device_cols:
+        raise kernel.error(
+            grid_node,
+            f"grid {grid[0]}x{grid[1]} is larger than the device's {device_rows}x{device_cols} cores",
+            f"use at most {device_rows}x{device_cols} cores and give each core more blocks "
+            "(a loop over its share of the work)",
+        )
+    if options.memory_space != "L1":
+        raise kernel.error(
+            _decorator_keyword(kernel, "memory_space"),
+            f"memory_space={options.memory_space!r} is not supported; CBs live in L1",
+            'drop the option or pass memory_space="L1"',
+        )
+    if options.block_factors is not None:
+        factors_node = _decorator_keyword(kernel, "block_factors")
+        if len(options.block_factors) != len(tensors):
+            raise kernel.error(
+                factors_node,
+                f"block_factors has {len(options.block_factors)} entries, but the kernel has "
+                f"{len(tensors)} tensors",
+                "give one block shape (tiles per dim) per tensor argument",
+            )
+        for tensor, factors in zip(tensors, options.block_factors):
+            block = _block_tile_shape(tensor, factors)
+            if block is None or any(b < 1 or b > t for b, t in zip(block, tensor.tile_shape)):
+                raise kernel.error(
+                    factors_node,
+                    f"block_factors {factors!r} for `{tensor.name}` is not a block of its "
+                    f"{'x'.join(map(str, tensor.tile_shape))} tiles",
+                    "a block shape gives tiles per dim: (rows, cols), or one entry per dim",
+                )
+    if not isinstance(options.cb_buffers, int) and len(options.cb_buffers) != len(tensors):
+        raise kernel.error(
+            _decorator_keyword(kernel, "cb_buffers"),
+            f"cb_buffers has {len(options.cb_buffers)} entries, but the kernel has {len(tensors)} tensors",
+        )
+
+
+def _block_tile_shape(tensor: api.KernelTensor, factors: Sequence[int] | None) -> tuple[int, ...] | None:
+    """Tiles per dim of the tensor's CB block; (rows, cols) factors keep batch dims at 1."""
+    if factors is None:
+        return (1,) * tensor.rank
+    if any(not isinstance(f, int) for f in factors):
+        return None
+    if len(factors) == tensor.rank:
+        return tuple(factors)
+    if len(factors) == 2:
+        return (1,) * (tensor.rank - 2) + tuple(factors)
+    return None
+
+
+def _located_in(kernel: ParsedFunction, error: DSLError, traceback) -> KernelError:
+    """Locates a DSLError raised while the kernel function ran, at its line in the kernel."""
+    line = None
+    while traceback is not None:
+        if traceback.tb_frame.f_code is kernel.function.__code__:
+            line = traceback.tb_lineno
+        traceback = traceback.tb_next
+    location = kernel.location()
+    if line is not None:
+        location = SourceLocation(kernel.filename, line)
+    return KernelError(error.message, location, error.hint)
+
+
+def trace_kernel(kernel: ParsedFunction, tensors: Sequence[api.KernelTensor], params: dict[str, Any]) -> api.Program:
+    """Runs the kernel function with KernelTensors; returns the Program it builds."""
+    for name, value in params.items():
+        if not isinstance(value, bool | int | float):
+            raise kernel.error(
+                kernel.tree,
+                f"kernel parameter `{name}` is {type(value).__name__}; keyword parameters are "
+                "compile-time ints, floats or bools",
+            )
+    try:
+        program = kernel.function(*tensors, **params)
+    except DSLError as error:
+        raise _located_in(kernel, error, sys.exc_info()[2]) from None
+    returns = [n for n in ast.walk(kernel.tree) if isinstance(n, ast.Return)]
+    where = returns[-1] if returns else kernel.tree
+    if not isinstance(program, api.Program):
+        raise kernel.error(
+            where,
+            f"kernel {kernel.tree.name} must return Program(...)(tensors), but returned "
+            f"{type(program).__name__}",
+            "end the kernel with `return Program(compute_thread, reader, writer)(lhs, rhs, out)`",
+        )
+    if list(program.tensors) != list(tensors):
+        raise kernel.error(
+            where,
+            "Program(...) must be called with the kernel's tensor parameters, in order: "
+            f"({', '.join(t.name for t in tensors)})",
+        )
+    kinds = [t.kind for t in program.threads]
+    if kinds.count("compute") > d2m.GenericOp.MAX_COMPUTE_THREADS or kinds.count(
+        "datamovement"
+    ) > d2m.GenericOp.MAX_DATAMOVEMENT_THREADS or not kinds:
+        raise kernel.error(
+            where,
+            f"a core runs at most one @compute() and two @datamovement() threads, but this "
+            f"Program has {kinds.count('compute')} and {kinds.count('datamovement')}",
+        )
+    return program
+
+
+def build_module(
+    function: FunctionType, args: Sequence[Any], params: dict[str, Any], options: KernelOptions
+) -> ModuleOp:
+    """The stage-1 IR of `function` (a `@pykernel_gen` body) for tensors like `args`."""
+    kernel = parse_function(function)
+    tensors = describe_tensors(kernel, args, options.num_outs)
+    check_options(kernel, options, tensors)
+    program = trace_kernel(kernel, tensors, params)
+    module = KernelBuilder(kernel, tensors, program, options).build()
+    try:
+        module.verify()
+    except VerifyException as error:
+        raise CompilerBug(f"the frontend built invalid IR: {error}", kernel.location()) from error
+    return module
+
+
+def _compute_config_attr(options: KernelOptions) -> DictionaryAttr:
+    config = options.compute_config
+    return DictionaryAttr(
+        {
+            "math_fidelity": StringAttr(config.math_fidelity),
+            "fp32_dest_acc_en": IntegerAttr.from_bool(config.fp32_dest_acc_en),
+            "math_approx_mode": IntegerAttr.from_bool(config.math_approx_mode),
+            "dst_full_sync_en": IntegerAttr.from_bool(config.dst_full_sync_en),
+        }
+    )
+
+
+class KernelBuilder:
+    """Builds the kernel's func.func and its d2m.generic, one region per thread."""
+
+    def __init__(
+        self,
+        kernel: ParsedFunction,
+        tensors: Sequence[api.KernelTensor],
+        program: api.Program,
+        options: KernelOptions,
+    ):
+        self.kernel = kernel
+        self.tensors = tensors
+        self.program = program
+        self.options = options
+        self.tile_types = [TileType(t.data_type) for t in tensors]
+        self.cb_types = [
+            d2m.CBType(
+                MemRefType(
+                    tile_type,
+                    _block_tile_shape(
+                        tensor,
+                        None if options.block_factors is None else options.block_factors[tensor.index],
+                    ),
+                    memory_space=MemorySpaceAttr(MemorySpace.L1),
+                ),
+                options.buffers_of(tensor.index),
+            )
+            for tensor, tile_type in zip(tensors, self.tile_types)
+        ]
+
+    def build(self) -> ModuleOp:
+        arg_types = [
+            MemRefType(tile_type, tensor.tile_shape, memory_space=MemorySpaceAttr(MemorySpace.DRAM))
+            for tensor, tile_type in zip(self.tensors, self.tile_types)
+        ]
+        kernel_func = func.FuncOp(self.kernel.tree.name, (arg_types, []))
+        kernel_func.attributes["ttcore.compute_config"] = _compute_config_attr(self.options)
+        entry = kernel_func.body.block
+        for arg, tensor in zip(entry.args, self.tensors):
+            arg.name_hint = tensor.name
+        self.dram_operands = list(entry.args)
+
+        regions = [self._thread_region(thread) for thread in self.program.threads]
+        num_inputs = len(self.tensors) - self.options.num_outs
+        generic = d2m.GenericOp(
+            inputs=self.dram_operands[:num_inputs],
+            outputs=self.dram_operands[num_inputs:],
+            grid=GridAttr(*self.options.grid),
+            # The threads index their blocks explicitly, so each core runs every region
+            # once: one block iteration per grid dimension.
+            block_factors=[1, 1],
+            threads=[d2m.ThreadType(thread.kind) for thread in self.program.threads],
+            thread_regions=regions,
+        )
+        entry.add_op(generic)
+        entry.add_op(func.ReturnOp())
+        return ModuleOp([kernel_func])
+
+    def _thread_region(self, thread: api.Thread) -> Region:
+        source = parse_function(thread.function)
+        parameters = source.tree.args
+        if parameters.vararg or parameters.kwarg or parameters.kwonlyargs or parameters.defaults:
+            raise source.error(
+                source.tree,
+                f"thread {thread.name} must take plain parameters: one CircularBuffer per "
+                "kernel tensor, then Semaphores",
+            )
+        names = [p.arg for p in parameters.args]
+        if len(names) < len(self.tensors):
+            raise source.error(
+                source.tree,
+                f"thread {thread.name} takes {len(names)} parameters, but the kernel has "
+                f"{len(self.tensors)} tensors; a thread takes one CircularBuffer per tensor, in order",
+                f"declare it as `def {thread.name}("
+                + ", ".join(f"{t.name}_cb: CircularBuffer" for t in self.tensors)
+                + "):`",
+            )
+        compiler = ThreadCompiler(self, thread, source)
+        semaphores = []
+        for position, parameter in enumerate(parameters.args):
+            expected = api.CircularBuffer if position < len(self.tensors) else api.Semaphore
+            annotation = None
+            if parameter.annotation is not None:
+                annotation = compiler.evaluate_annotation(parameter.annotation)
+            if annotation is not expected and not (annotation is None and expected is api.CircularBuffer):
+                what = (
+                    f"the CircularBuffer of tensor `{self.tensors[position].name}`"
+                    if expected is api.CircularBuffer
+                    else "a Semaphore (parameters after the CircularBuffers are semaphores)"
+                )
+                raise source.error(
+                    parameter,
+                    f"parameter `{parameter.arg}` of thread {thread.name} must be {what}, but is "
+                    f"annotated {ast.unparse(parameter.annotation) if parameter.annotation else 'nothing'}",
+                    "each thread takes one `name: CircularBuffer` per kernel tensor, in order, "
+                    "then `name: Semaphore` parameters",
+                )
+            if expected is api.Semaphore:
+                semaphores.append(parameter.arg)
+        region_block = IRBlock(arg_types=[*self.cb_types, *[d2m.SemaphoreType()] * len(semaphores)])
+        for arg, name in zip(region_block.args, names):
+            arg.name_hint = name
+        compiler.compile(region_block)
+        return Region(region_block)
+
+
+# ===================================================================== thread level
+
+
+class _Return(Exception):
+    """Unwinds an inlined helper at its `return`."""
+
+    def __init__(self, value: object):
+        self.value = value
+
+
+@dataclass
+class _Frame:
+    """One function being compiled: the thread itself or an inlined helper."""
+
+    source: ParsedFunction
+    scope: dict[str, object]
+    depth: int  # region depth when the function was entered
+    # names assigned only inside a loop or run-time branch -> that statement's location
+    region_locals: dict[str, SourceLocation] = field(default_factory=dict)
+
+
+_BINARY_SPELLINGS: dict[type[ast.operator], str] = {
+    ast.Add: "+",
+    ast.Sub: "-",
+    ast.Mult: "*",
+    ast.Div: "/",
+    ast.MatMult: "@",
+    ast.FloorDiv: "//",
+    ast.Mod: "%",
+    ast.Pow: "**",
+    ast.LShift: "<<",
+    ast.RShift: ">>",
+    ast.BitAnd: "&",
+    ast.BitOr: "|",
+    ast.BitXor: "^",
+}
+
+_PYTHON_BINARY: dict[str, Callable[[Any, Any], Any]] = {
+    "+": operator.add,
+    "-": operator.sub,
+    "*": operator.mul,
+    "/": operator.truediv,
+    "@": operator.matmul,
+    "//": operator.floordiv,
+    "%": operator.mod,
+    "**": operator.pow,
+    "<<": operator.lshift,
+    ">>": operator.rshift,
+    "&": operator.and_,
+    "|": operator.or_,
+    "^": operator.xor,
+}
+
+_INDEX_BINARY: dict[str, type[Operation]] = {
+    "+": arith.AddiOp,
+    "-": arith.SubiOp,
+    "*": arith.MuliOp,
+    "//": arith.FloorDivSIOp,
+    "%": arith.RemSIOp,
+}
+
+# comparison -> (Python operator, arith.cmpi predicate)
+_COMPARISONS: dict[type[ast.cmpop], tuple[Callable[[Any, Any], Any], str | None]] = {
+    ast.Eq: (operator.eq, "eq"),
+    ast.NotEq: (operator.ne, "ne"),
+    ast.Lt: (operator.lt, "slt"),
+    ast.LtE: (operator.le, "sle"),
+    ast.Gt: (operator.gt, "sgt"),
+    ast.GtE: (operator.ge, "sge"),
+    ast.Is: (operator.is_, None),
+    ast.IsNot: (operator.is_not, None),
+    ast.In: (lambda a, b: a in b, None),
+    ast.NotIn: (lambda a, b: a not in b, None),
+}
+
+_BLOCK_METHODS = sorted(
+    ["store", "transpose", *operators.UNARY_OPERATORS, *operators.REDUCTIONS]
+)
+
+
+def _describe(value: object) -> str:
+    """How a value is named in error messages."""
+    if isinstance(value, Block):
+        return f"a {operators.format_shape(value.shape)} block"
+    names = {
+        Index: "a run-time index",
+        Condition: "a run-time condition",
+        Transfer: "a DMA transfer",
+        CBHandle: "a CircularBuffer",
+        SemaphoreHandle: "a Semaphore",
+        AccessorBlock: "an accessor block",
+    }
+    return names.get(type(value), f"{type(value).__name__} {value!r}")
+
+
+def _assigned_names(statements: Sequence[ast.stmt]) -> list[str]:
+    """Names the statements assign (in order of first assignment)."""
+    names: dict[str, None] = {}
+    for statement in statements:
+        for node in ast.walk(statement):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                names[node.id] = None
+    return list(names)
+
+
+class ThreadCompiler:
+    """Compiles one thread function into its d2m.generic region."""
+
+    def __init__(self, kernel: KernelBuilder, thread: api.Thread, source: ParsedFunction):
+        self.kernel = kernel
+        self.thread = thread
+        self.is_compute = thread.kind == "compute"
+        self.frames = [_Frame(source, {}, depth=0)]
+        self.block: IRBlock | None = None
+        self.depth = 0  # nesting of scf regions (loops, run-time branches)
+        self.outstanding: list[Acquisition] = []  # waits/reserves not yet popped/pushed
+
+    # ------------------------------------------------------------------ plumbing
+
+    @property
+    def frame(self) -> _Frame:
+        return self.frames[-1]
+
+    @property
+    def source(self) -> ParsedFunction:
+        return self.frame.source
+
+    def emit(self, op: Operation) -> Operation:
+        assert self.block is not None
+        self.block.add_op(op)
+        return op
+
+    def error(self, node: ast.AST, message: str, hint: str | None = None) -> NoReturn:
+        raise self.source.error(node, message, hint)
+
+    def index(self, value: int | Index) -> SSAValue:
+        """An index SSA value for a compile-time int or run-time index."""
+        if isinstance(value, Index):
+            return value.value
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise DSLError(f"expected an integer index, but got {_describe(value)}")
+        return self.emit(arith.ConstantOp(IntegerAttr(value, IndexType()))).results[0]
+
+    def evaluate_annotation(self, node: ast.expr) -> object:
+        try:
+            return self.evaluate(node)
+        except KernelError:
+            return None
+
+    def compile(self, region_block: IRBlock) -> None:
+        self.block = region_block
+        tensors = self.kernel.tensors
+        scope = self.frame.scope
+        for position, parameter in enumerate(self.source.tree.args.args):
+            arg = region_block.args[position]
+            if position < len(tensors):
+                cb_type = arg.type
+                assert isinstance(cb_type, d2m.CBType)
+                scope[parameter.arg] = CBHandle(
+                    parameter.arg, arg, tensors[position], cb_type.block.get_shape()
+                )
+            else:
+                scope[parameter.arg] = SemaphoreHandle(parameter.arg, arg)
+        body = self.source.tree.body
+        if body and isinstance(body[-1], ast.Return) and body[-1].value is None:
+            body = body[:-1]
+        self.statements(body)
+        for acquisition in self.outstanding:
+            raise KernelError(
+                f"{acquisition.cb.name}.{acquisition.kind}() is never matched by "
+                f"{acquisition.cb.name}.{acquisition.releaser}()",
+                acquisition.location,
+                f"call {acquisition.cb.name}.{acquisition.releaser}() when done with the block, "
+                f"or use `with {acquisition.cb.name}.{acquisition.kind}() as blk:`",
+            )
+
+    # ------------------------------------------------------------------ statements
+
+    def statements(self, statements: Sequence[ast.stmt]) -> None:
+        for statement in statements:
+            self.statement(statement)
+
+    def statement(self, node: ast.stmt) -> None:
+        try:
+            self._statement(node)
+        except DSLError as error:
+            raise self.source.error(node, error.message, error.hint) from None
+        except (KernelError, CompilerBug, _Return):
+            raise
+        except Exception as error:
+            raise CompilerBug(f"{type(error).__name__}: {error}", self.source.location(node)) from error
+
+    def _statement(self, node: ast.stmt) -> None:
+        match node:
+            case ast.Expr(value=ast.Constant(value=str())):
+                pass  # docstring
+            case ast.Expr(value=value):
+                self.evaluate(value)
+            case ast.Assign(targets=targets, value=value):
+                result = self.evaluate(value)
+                for target in targets:
+                    self.assign(target, result)
+            case ast.AnnAssign(target=target, value=value) if value is not None:
+                self.assign(target, self.evaluate(value))
+            case ast.AugAssign(target=ast.Name(id=name) as target, op=op, value=value):
+                current = self.lookup(name)
+                result = self.binary(node, _BINARY_SPELLINGS[type(op)], current, self.evaluate(value))
+                self.assign(target, result)
+            case ast.For():
+                self.for_loop(node)
+            case ast.If():
+                self.if_statement(node)
+            case ast.With():
+                self.with_statement(node)
+            case ast.Assert(test=test, msg=msg):
+                condition = self.evaluate(test)
+                if is_runtime(condition):
+                    raise DSLError("assert needs a compile-time condition")
+                if not condition:
+                    message = self.evaluate(msg) if msg is not None else ast.unparse(test)
+                    raise DSLError(f"assertion failed: {message}")
+            case ast.Return(value=value):
+                if len(self.frames) == 1:
+                    raise DSLError(
+                        "a thread returns nothing; `return` may only end it",
+                        "threads communicate through CircularBuffers",
+                    )
+                if self.depth != self.frame.depth:
+                    raise DSLError("a helper cannot return from inside a loop or run-time branch")
+                raise _Return(None if value is None else self.evaluate(value))
+            case ast.Pass():
+                pass
+            case ast.While():
+                raise DSLError(
+                    "`while` loops are not supported in threads", "use `for i in range(n):`"
+                )
+            case ast.FunctionDef():
+                raise DSLError(
+                    "functions cannot be defined inside a thread",
+                    "define the helper in the kernel function or at module level and call it",
+                )
+            case _:
+                raise DSLError(f"`{type(node).__name__}` statements are not supported in threads")
+
+    def assign(self, target: ast.expr, value: object) -> None:
+        match target:
+            case ast.Name(id=name):
+                if is_runtime(value) and hasattr(value, "value") and isinstance(value.value, SSAValue):
+                    if value.value.name_hint is None:
+                        value.value.name_hint = name
+                self.frame.scope[name] = value
+                self.frame.region_locals.pop(name, None)
+            case ast.Tuple(elts=elements) | ast.List(elts=elements):
+                if not isinstance(value, tuple | list) or len(value) != len(elements):
+                    raise DSLError(f"cannot unpack {_describe(value)} into {len(elements)} names")
+                for element, item in zip(elements, value):
+                    self.assign(element, item)
+            case _:
+                raise DSLError(
+                    f"cannot assign to `{ast.unparse(target)}`",
+                    "assign to plain names; store into a block with blk.store(value)",
+                )
+
+    # ---------------------------------------------------------- regions: for / if
+
+    def _carried(self, statements: Sequence[ast.stmt]) -> list[str]:
+        """Names assigned in `statements` whose current value can cross an scf region
+        boundary (blocks, indices; Python ints become indices)."""
+        scope = self.frame.scope
+        carried = []
+        for name in _assigned_names(statements):
+            value = scope.get(name)
+            if isinstance(value, int) and not isinstance(value, bool):
+                scope[name] = Index(self.index(value))
+                carried.append(name)
+            elif isinstance(value, Index) or (
+                isinstance(value, Block) and isinstance(value.value.type, TensorType)
+            ):
+                carried.append(name)
+        return carried
+
+    def _rebind(self, names: Sequence[str], initial: Sequence[object], values: Sequence[SSAValue]) -> None:
+        for name, before, value in zip(names, initial, values):
+            value.name_hint = name
+            self.frame.scope[name] = Block(value, before.shape) if isinstance(before, Block) else Index(value)
+
+    def _yielded(self, names: Sequence[str], initial: Sequence[object], where: str) -> list[SSAValue]:
+        """The values of the carried names at the end of a region, checked against the
+        values they had on entry."""
+        values = []
+        for name, before in zip(names, initial):
+            after = self.frame.scope.get(name)
+            if isinstance(after, int) and not isinstance(after, bool) and isinstance(before, Index):
+                after = Index(self.index(after))
+            if isinstance(before, Block):
+                if not isinstance(after, Block) or after.shape != before.shape:
+                    raise DSLError(
+                        f"`{name}` is {_describe(before)} before the {where} but "
+                        f"{_describe(after)} at its end; a value carried through a {where} "
+                        "keeps its shape"
+                    )
+            elif not isinstance(after, Index):
+                raise DSLError(
+                    f"`{name}` is an integer before the {where} but {_describe(after)} at its end"
+                )
+            values.append(after.value)
+        return values
+
+    def _enter_region(self, block: IRBlock) -> tuple[IRBlock, dict[str, object], int]:
+        saved = (self.block, dict(self.frame.scope), len(self.outstanding))
+        self.block = block
+        self.depth += 1
+        return saved
+
+    def _leave_region(self, saved, statements: Sequence[ast.stmt], location: SourceLocation) -> None:
+        block, scope_before, _ = saved
+        for acquisition in self.outstanding:
+            if acquisition.depth == self.depth:
+                raise KernelError(
+                    f"{acquisition.cb.name}.{acquisition.kind}() inside a loop or branch must be "
+                    f"matched by {acquisition.cb.name}.{acquisition.releaser}() in the same "
+                    "iteration or branch",
+                    acquisition.location,
+                    f"use `with {acquisition.cb.name}.{acquisition.kind}() as blk:` in the loop body",
+                )
+        self.block = block
+        self.depth -= 1
+        # Names (re)assigned in the region and not carried out have no value after it.
+        scope = self.frame.scope
+        for name in _assigned_names(statements):
+            if name in scope and (name not in scope_before or scope[name] is not scope_before[name]):
+                del scope[name]
+                self.frame.region_locals[name] = location
+
+    def for_loop(self, node: ast.For) -> None:
+        iterable = node.iter
+        is_range = isinstance(iterable, ast.Call) and self.evaluate(iterable.func) is builtins.range
+        if not is_range:
+            raise self.source.error(
+                iterable,
+                f"a thread can only loop over range(...), not `{ast.unparse(iterable)}`",
+                "write `for i in range(n):` and index with i (the loop becomes scf.for, not unrolled)",
+            )
+        if node.orelse:
+            raise DSLError("`for ... else` is not supported")
+        if not isinstance(node.target, ast.Name):
+            raise DSLError("the loop variable must be a single name")
+        if iterable.keywords:
+            raise DSLError("range() takes positional arguments")
+        bounds = [self.evaluate(arg) for arg in iterable.args]
+        if not 1 <= len(bounds) <= 3:
+            raise DSLError(f"range() takes 1 to 3 arguments, but got {len(bounds)}")
+        start, stop, step = (0, bounds[0], 1) if len(bounds) == 1 else (*bounds[:2], 1) if len(bounds) == 2 else bounds
+        if isinstance(step, Index) or not isinstance(step, int) or step < 1:
+            raise DSLError("the step of range() must be a positive compile-time int")
+        for bound in (start, stop):
+            if not isinstance(bound, int | Index) or isinstance(bound, bool):
+                raise DSLError(f"range() bounds must be integers, but got {_describe(bound)}")
+
+        carried = self._carried(node.body)
+        initial = [self.frame.scope[name] for name in carried]
+        lower, upper, stride = self.index(start), self.index(stop), self.index(step)
+        body = IRBlock(arg_types=[IndexType(), *[v.value.type for v in initial]])
+        induction, *carried_args = body.args
+        induction.name_hint = node.target.id
+        saved = self._enter_region(body)
+        self.frame.scope[node.target.id] = Index(induction)
+        self._rebind(carried, initial, carried_args)
+        self.statements(node.body)
+        try:
+            body.add_op(scf.YieldOp(*self._yielded(carried, initial, "loop")))
+        except DSLError as error:
+            raise self.source.error(node, error.message, error.hint) from None
+        self._leave_region(saved, [*node.body, ast.Assign([node.target], node.target)], self.source.location(node))
+        loop = self.emit(scf.ForOp(lower, upper, stride, [v.value for v in initial], body))
+        self._rebind(carried, initial, loop.results)
+
+    def if_statement(self, node: ast.If) -> None:
+        test = self.evaluate(node.test)
+        if not is_runtime(test):
+            self.statements(node.body if test else node.orelse)
+            return
+        if not isinstance(test, Condition):
+            raise self.source.error(
+                node.test,
+                f"an `if` needs a compile-time value or a comparison, not {_describe(test)}",
+                "compare run-time indices explicitly, e.g. `if core_index(0) == 0:`",
+            )
+        carried = self._carried([*node.body, *node.orelse])
+        initial = [self.frame.scope[name] for name in carried]
+        regions = []
+        for statements in (node.body, node.orelse):
+            block = IRBlock()
+            saved = self._enter_region(block)
+            self.statements(statements)
+            try:
+                yielded = self._yielded(carried, initial, "branch")
+            except DSLError as error:
+                raise self.source.error(node, error.message, error.hint) from None
+            block.add_op(scf.YieldOp(*yielded))
+            # The else branch starts from the values before the `if`, not the then branch's.
+            for name, value in zip(carried, initial):
+                self.frame.scope[name] = value
+            self._leave_region(saved, [*node.body, *node.orelse], self.source.location(node))
+            regions.append(Region(block))
+        branch = self.emit(scf.IfOp(test.value, [v.value.type for v in initial], *regions))
+        self._rebind(carried, initial, branch.results)
+
+    def with_statement(self, node: ast.With) -> None:
+        entered: list[Acquisition] = []
+        for item in node.items:
+            value = self.evaluate(item.context_expr)
+            if not isinstance(value, Block) or value.acquisition is None or value.acquisition in [
+                a for a in entered
+            ]:
+                raise self.source.error(
+                    item.context_expr,
+                    f"`with` takes cb.wait() or cb.reserve(), not `{ast.unparse(item.context_expr)}`",
+                )
+            entered.append(value.acquisition)
+            if item.optional_vars is not None:
+                self.assign(item.optional_vars, value)
+        self.statements(node.body)
+        for acquisition in reversed(entered):
+            if acquisition.released_at is not None:
+                raise self.source.error(
+                    node,
+                    f"the block of {acquisition.cb.name}.{acquisition.kind}() is released twice: "
+                    f"at line {acquisition.released_at.line} and at the end of this `with`",
+                    f"drop the explicit {acquisition.cb.name}.{acquisition.releaser}(); "
+                    "`with` releases the block on exit",
+                )
+            self.release(acquisition.cb, acquisition.kind, node)
+
+    # ----------------------------------------------------------------- expressions
+
+    def evaluate(self, node: ast.expr) -> object:
+        try:
+            return self._evaluate(node)
+        except DSLError as error:
+            raise self.source.error(node, error.message, error.hint) from None
+        except (KernelError, CompilerBug, _Return):
+            raise
+        except Exception as error:
+            raise CompilerBug(f"{type(error).__name__}: {error}", self.source.location(node)) from error
+
+    def _evaluate(self, node: ast.expr) -> object:
+        match node:
+            case ast.Constant(value=value):
+                return value
+            case ast.Name(id=name):
+                return self.lookup(name)
+            case ast.Tuple(elts=elements):
+                return tuple(self.evaluate(e) for e in elements)
+            case ast.List(elts=elements):
+                return [self.evaluate(e) for e in elements]
+            case ast.Attribute(value=receiver_node, attr=attribute):
+                return self.attribute(self.evaluate(receiver_node), attribute)
+            case ast.Call():
+                return self.call(node)
+            case ast.BinOp(left=left, op=op, right=right):
+                return self.binary(node, _BINARY_SPELLINGS[type(op)], self.evaluate(left), self.evaluate(right))
+            case ast.UnaryOp(op=op, operand=operand):
+                return self.unary(op, self.evaluate(operand))
+            case ast.Compare():
+                return self.compare(node)
+            case ast.BoolOp(op=op, values=values):
+                return self.bool_op(op, values)
+            case ast.IfExp(test=test, body=body, orelse=orelse):
+                condition = self.evaluate(test)
+                if is_runtime(condition):
+                    raise DSLError("a conditional expression needs a compile-time condition")
+                return self.evaluate(body if condition else orelse)
+            case ast.Subscript(value=value, slice=index):
+                return self.subscript(self.evaluate(value), index)
+            case _:
+                raise DSLError(f"`{ast.unparse(node)}` ({type(node).__name__}) is not supported in threads")
+
+    def lookup(self, name: str) -> object:
+        frame = self.frame
+        if name in frame.scope:
+            value = frame.scope[name]
+            if isinstance(value, Block) and value.acquisition and value.acquisition.released_at:
+                acquisition = value.acquisition
+                raise DSLError(
+                    f"block `{name}` is used after {acquisition.cb.name}.{acquisition.releaser}() "
+                    f"at line {acquisition.released_at.line} released it",
+                    f"use the block before {acquisition.cb.name}.{acquisition.releaser}(); after "
+                    "it the other thread owns the block",
+                )
+            return value
+        if name in frame.region_locals:
+            raise DSLError(
+                f"`{name}` has no value here: it is assigned inside the loop or run-time branch "
+                f"at line {frame.region_locals[name].line}",
+                f"assign `{name}` before that statement so its value is carried out of it",
+            )
+        function = frame.source.function
+        if name in function.__code__.co_freevars:
+            cell = function.__closure__[function.__code__.co_freevars.index(name)]
+            try:
+                return cell.cell_contents
+            except ValueError:
+                raise DSLError(f"`{name}` is used before the kernel function assigns it") from None
+        if name in function.__globals__:
+            return function.__globals__[name]
+        if hasattr(builtins, name):
+            return getattr(builtins, name)
+        raise DSLError(f"name `{name}` is not defined")
+
+    def attribute(self, receiver: object, attribute: str) -> object:
+        if isinstance(receiver, Block) and attribute == "shape":
+            return receiver.shape
+        if is_runtime(receiver):
+            methods = self._methods_of(receiver)
+            if attribute in methods:
+                raise DSLError(f"`{attribute}` is a method; call it: .{attribute}()")
+            raise DSLError(
+                f"{_describe(receiver)} has no attribute `{attribute}`",
+                f"available: {', '.join(methods)}" if methods else None,
+            )
+        try:
+            return getattr(receiver, attribute)
+        except AttributeError:
+            raise DSLError(f"{_describe(receiver)} has no attribute `{attribute}`") from None
+
+    def subscript(self, receiver: object, index: ast.expr) -> object:
+        if isinstance(receiver, api.TensorAccessor):
+            return self.accessor_block(receiver, index)
+        if is_runtime(receiver):
+            raise DSLError(
+                f"{_describe(receiver)} cannot be indexed",
+                "index TensorAccessors (in tiles) to name blocks of a tensor in DRAM",
+            )
+        key = self.evaluate(index)
+        if is_runtime(key):
+            raise DSLError("only accessors take run-time indices")
+        try:
+            return receiver[key]
+        except (TypeError, IndexError, KeyError) as error:
+            raise DSLError(f"cannot index {_describe(receiver)} with {key!r}: {error}") from None
+
+    def accessor_block(self, accessor: api.TensorAccessor, index: ast.expr) -> AccessorBlock:
+        items = index.elts if isinstance(index, ast.Tuple) else [index]
+        tensor = accessor.tensor
+        if len(items) > tensor.rank:
+            raise DSLError(
+                f"`{tensor.name}` has {tensor.rank} dims, but is indexed with {len(items)} indices"
+            )
+        offsets: list[int | Index] = []
+        extents: list[int | None] = []
+        for dim, item in enumerate(items):
+            if isinstance(item, ast.Slice):
+                if item.step is not None:
+                    raise self.source.error(item, "accessor slices take no step")
+                start = 0 if item.lower is None else self.evaluate(item.lower)
+                stop = tensor.tile_shape[dim] if item.upper is None else self.evaluate(item.upper)
+                offsets.append(self._tile_index(start, item))
+                stop = self._tile_index(stop, item)
+                extents.append(
+                    stop - start if isinstance(start, int) and isinstance(stop, int) else None
+                )
+            else:
+                offsets.append(self._tile_index(self.evaluate(item), item))
+                extents.append(None)
+        for dim in range(len(items), tensor.rank):
+            offsets.append(0)
+            extents.append(tensor.tile_shape[dim])
+        for dim, (offset, extent) in enumerate(zip(offsets, extents)):
+            if isinstance(offset, int) and (
+                offset >= tensor.tile_shape[dim] or (extent is not None and offset + extent > tensor.tile_shape[dim])
+            ):
+                raise DSLError(
+                    f"index out of bounds: `{tensor.name}` has {tensor.tile_shape[dim]} tiles in dim "
+                    f"{dim}, but the block starts at tile {offset}"
+                    + (f" and spans {extent}" if extent is not None else ""),
+                    "accessor indices count tiles (32x32), not elements",
+                )
+        return AccessorBlock(accessor, tuple(offsets), tuple(extents))
+
+    def _tile_index(self, value: object, node: ast.AST) -> int | Index:
+        if isinstance(value, Index) or (isinstance(value, int) and not isinstance(value, bool) and value >= 0):
+            return value
+        raise self.source.error(node, f"a tile index must be a non-negative integer, not {_describe(value)}")
+
+    def unary(self, op: ast.unaryop, operand: object) -> object:
+        if not is_runtime(operand):
+            python = {ast.USub: operator.neg, ast.UAdd: operator.pos, ast.Not: operator.not_, ast.Invert: operator.invert}
+            return self._fold(python[type(op)], operand)
+        if isinstance(op, ast.UAdd):
+            return operand
+        if isinstance(op, ast.USub) and isinstance(operand, Block):
+            return self.block_method(operand, "neg", [], {})
+        if isinstance(op, ast.USub) and isinstance(operand, Index):
+            return Index(self.emit(arith.SubiOp(self.index(0), operand.value)).results[0])
+        if isinstance(op, ast.Not) and isinstance(operand, Condition):
+            true = self.emit(arith.ConstantOp(IntegerAttr(1, IntegerType(1)))).results[0]
+            return Condition(self.emit(arith.XOrIOp(operand.value, true)).results[0])
+        raise DSLError(f"unary `{ast.unparse(op)}` is not supported on {_describe(operand)}")
+
+    def _fold(self, function: Callable[..., Any], *operands: object) -> object:
+        try:
+            return function(*operands)
+        except Exception as error:
+            raise DSLError(f"compile-time arithmetic failed: {type(error).__name__}: {error}") from None
+
+    def binary(self, node: ast.AST, spelling: str, lhs: object, rhs: object) -> object:
+        if not is_runtime(lhs) and not is_runtime(rhs):
+            return self._fold(_PYTHON_BINARY[spelling], lhs, rhs)
+        if isinstance(lhs, Block) or isinstance(rhs, Block):
+            return self.block_binary(spelling, lhs, rhs)
+        if isinstance(lhs, Index | int) and isinstance(rhs, Index | int):
+            if spelling not in _INDEX_BINARY:
+                hint = "use // for integer division" if spelling == "/" else None
+                raise DSLError(f"operator {spelling} is not supported on run-time indices", hint)
+            op = _INDEX_BINARY[spelling](self.index(lhs), self.index(rhs))
+            return Index(self.emit(op).results[0])
+        raise DSLError(f"operator {spelling} is not supported between {_describe(lhs)} and {_describe(rhs)}")
+
+    def _require_compute(self, what: str) -> None:
+        if not self.is_compute:
+            raise DSLError(
+                f"{what} belongs in a @compute() thread, not in data-movement thread {self.thread.name}",
+                "data-movement threads move blocks with dma(); compute threads compute on them",
+            )
+
+    def block_binary(self, spelling: str, lhs: object, rhs: object) -> Block:
+        self._require_compute(f"block operator {spelling}")
+        if spelling == "@":
+            if not (isinstance(lhs, Block) and isinstance(rhs, Block)):
+                raise DSLError("@ (matmul) needs two blocks")
+            return operators.matmul(self.emit, lhs, rhs)
+        if spelling not in operators.BINARY_OPERATORS:
+            raise DSLError(
+                f"operator {spelling} is not supported on blocks",
+                "blocks support + - * / @, maximum(a, b), where(c, a, b) and the methods "
+                + ", ".join(_BLOCK_METHODS),
+            )
+        return operators.binary(self.emit, spelling, self._block_operand(lhs), self._block_operand(rhs))
+
+    def _block_operand(self, value: object) -> operators.Operand:
+        if isinstance(value, Block):
+            return value
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            return float(value)
+        raise DSLError(
+            f"blocks combine with blocks or compile-time numbers, not {_describe(value)}",
+            "run-time indices cannot be used as scalars in block arithmetic",
+        )
+
+    def compare(self, node: ast.Compare) -> object:
+        left = self.evaluate(node.left)
+        if len(node.ops) > 1:
+            values = [left, *(self.evaluate(c) for c in node.comparators)]
+            if any(is_runtime(v) for v in values):
+                raise DSLError("chained comparisons need compile-time values; split them with `and`")
+            return all(
+                self._fold(_COMPARISONS[type(op)][0], a, b) for op, a, b in zip(node.ops, values, values[1:])
+            )
+        right = self.evaluate(node.comparators[0])
+        python, predicate = _COMPARISONS[type(node.ops[0])]
+        if not is_runtime(left) and not is_runtime(right):
+            return self._fold(python, left, right)
+        if predicate and isinstance(left, Index | int) and isinstance(right, Index | int):
+            return Condition(self.emit(arith.CmpiOp(self.index(left), self.index(right), predicate)).results[0])
+        raise DSLError(
+            f"cannot compare {_describe(left)} with {_describe(right)}",
+            "run-time comparisons are between integer indices",
+        )
+
+    def bool_op(self, op: ast.boolop, value_nodes: Sequence[ast.expr]) -> object:
+        is_and = isinstance(op, ast.And)
+        runtime: list[Condition] = []
+        for value_node in value_nodes:
+            value = self.evaluate(value_node)
+            if isinstance(value, Condition):
+                runtime.append(value)
+            elif is_runtime(value):
+                raise DSLError(f"`{'and' if is_and else 'or'}` takes conditions, not {_describe(value)}")
+            elif bool(value) != is_and:
+                return value  # short-circuits at compile time
+        if not runtime:
+            return is_and
+        result = runtime[0].value
+        for condition in runtime[1:]:
+            combine = arith.AndIOp if is_and else arith.OrIOp
+            result = self.emit(combine(result, condition.value)).results[0]
+        return Condition(result)
+
+    # ----------------------------------------------------------------------- calls
+
+    def call(self, node: ast.Call) -> object:
+        if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
+            raise DSLError("*args and **kwargs are not supported in threads")
+        receiver = None
+        if isinstance(node.func, ast.Attribute):
+            receiver = self.evaluate(node.func.value)
+        if is_runtime(receiver):
+            assert isinstance(node.func, ast.Attribute)
+            args = [self.evaluate(a) for a in node.args]
+            kwargs = {k.arg: self.evaluate(k.value) for k in node.keywords}
+            return self.method(receiver, node.func.attr, args, kwargs, node)
+        callee = (
+            self.attribute(receiver, node.func.attr)
+            if isinstance(node.func, ast.Attribute)
+            else self.evaluate(node.func)
+        )
+        args = [self.evaluate(a) for a in node.args]
+        kwargs = {k.arg: self.evaluate(k.value) for k in node.keywords}
+        intrinsic = _INTRINSICS.get(callee) if isinstance(callee, FunctionType) else None
+        if intrinsic is not None:
+            return intrinsic(self, node, *args, **kwargs)
+        if callee is builtins.range:
+            raise DSLError("range() can only be the iterable of a `for` loop")
+        if callee is builtins.abs and len(args) == 1 and isinstance(args[0], Block):
+            return self.block_method(args[0], "abs", [], {})
+        if isinstance(callee, api.Thread):
+            raise DSLError(f"thread {callee.name} cannot be called from a thread")
+        if isinstance(callee, FunctionType):
+            return self.inline(callee, args, kwargs)
+        if any(is_runtime(v) for v in [*args, *kwargs.values()]):
+            raise DSLError(
+                f"`{ast.unparse(node.func)}` runs at compile time and cannot take run-time values"
+            )
+        if not callable(callee):
+            raise DSLError(f"{_describe(callee)} is not callable")
+        return self._fold(callee, *args, **kwargs)
+
+    def inline(self, helper: FunctionType, args: Sequence[object], kwargs: dict[str, object]) -> object:
+        """Compiles a call to a plain Python helper in place."""
+        if len(self.frames) > MAX_INLINE_DEPTH:
+            raise DSLError(f"helpers nest deeper than {MAX_INLINE_DEPTH} calls (recursion is not supported)")
+        try:
+            bound = inspect.signature(helper).bind(*args, **kwargs)
+        except TypeError as error:
+            raise DSLError(f"bad call to {helper.__name__}: {error}") from None
+        bound.apply_defaults()
+        source = parse_function(helper)
+        self.frames.append(_Frame(source, dict(bound.arguments), depth=self.depth))
+        try:
+            self.statements(source.tree.body)
+        except _Return as returned:
+            return returned.value
+        finally:
+            self.frames.pop()
+        return None
+
+    def _methods_of(self, receiver: object) -> list[str]:
+        if isinstance(receiver, Block):
+            return _BLOCK_METHODS
+        return sorted(_METHODS.get(type(receiver), {}))
+
+    def method(self, receiver: object, name: str, args: list, kwargs: dict, node: ast.Call) -> object:
+        if isinstance(receiver, Block):
+            return self.block_method(receiver, name, args, kwargs)
+        handler = _METHODS.get(type(receiver), {}).get(name)
+        if handler is None:
+            methods = self._methods_of(receiver)
+            raise DSLError(
+                f"{_describe(receiver)} has no method `{name}`",
+                f"available: {', '.join(methods)}" if methods else None,
+            )
+        return handler(self, node, receiver, *args, **kwargs)
+
+    def block_method(self, block: Block, name: str, args: list, kwargs: dict) -> object:
+        if name == "store":
+            if len(args) != 1 or kwargs:
+                raise DSLError("store takes one block: blk.store(value)")
+            return self.store(block, args[0])
+        if name not in _BLOCK_METHODS:
+            raise DSLError(
+                f"blocks have no method `{name}`",
+                f"block methods: {', '.join(_BLOCK_METHODS)}; functions: maximum, where, fill",
+            )
+        if args or kwargs:
+            raise DSLError(f".{name}() takes no arguments")
+        self._require_compute(f".{name}()")
+        if name == "transpose":
+            return operators.transpose(self.emit, block)
+        if name in operators.REDUCTIONS:
+            return operators.reduce(self.emit, name, block)
+        return operators.unary(self.emit, name, block)
+
+    def store(self, destination: Block, value: object) -> None:
+        self._require_compute("blk.store(...)")
+        acquisition = destination.acquisition
+        if acquisition is None or acquisition.kind != "reserve":
+            origin = (
+                f"comes from {acquisition.cb.name}.wait() at line {acquisition.location.line}"
+                if acquisition
+                else "is a computed value"
+            )
+            raise DSLError(
+                f"store needs a block from cb.reserve(), but this block {origin}",
+                "reserve an output block first: `o = out_cb.reserve(); o.store(value); out_cb.push()`",
+            )
+        if not isinstance(value, Block):
+            raise DSLError(f"store takes a block, not {_describe(value)}", "use fill(value, shape) for constants")
+        if value.tile_shape != destination.tile_shape:
+            raise DSLError(
+                f"shape mismatch: cannot store {_describe(value)} into "
+                f"{_describe(destination)} of {acquisition.cb.name}",
+                "the CB block shape comes from block_factors",
+            )
+        if value.tile_type != destination.tile_type:
+            raise DSLError(f"cannot store {value.tile_type} tiles into a block of {destination.tile_type}")
+        self.emit(d2m.StoreOp(destination.value, value.value))
+
+    # ------------------------------------------------------------------- CB ops
+
+    def acquire(self, node: ast.Call, cb: CBHandle, kind: str) -> Block:
+        cb_type = cb.value.type
+        assert isinstance(cb_type, d2m.CBType)
+        result_type = (
+            TensorType(cb_type.block.get_element_type(), cb.block_tile_shape) if self.is_compute else cb_type.block
+        )
+        op_class = d2m.WaitOp if kind == "wait" else d2m.ReserveOp
+        value = self.emit(op_class(cb.value, result_type)).results[0]
+        acquisition = Acquisition(cb, kind, self.source.location(node), self.depth)
+        self.outstanding.append(acquisition)
+        return Block(value, logical_shape(cb.block_tile_shape), acquisition)
+
+    def release(self, cb: CBHandle, kind: str, node: ast.AST) -> None:
+        releaser = "pop" if kind == "wait" else "push"
+        pending = [a for a in self.outstanding if a.cb is cb and a.kind == kind]
+        if not pending:
+            raise DSLError(
+                f"{cb.name}.{releaser}() has no {cb.name}.{kind}() to release",
+                f"{releaser}() ends the block a {kind}() started",
+            )
+        oldest = pending[0]
+        if oldest.depth != self.depth:
+            raise DSLError(
+                f"{cb.name}.{releaser}() releases the block of {cb.name}.{kind}() at line "
+                f"{oldest.location.line}, outside this loop or branch",
+                f"keep {kind}() and {releaser}() in the same loop body or branch",
+            )
+        oldest.released_at = self.source.location(node)
+        self.outstanding.remove(oldest)
+        self.emit((d2m.PopOp if kind == "wait" else d2m.PushOp)(cb.value))
+
+    # -------------------------------------------------------------- data movement
+
+    def transfer_wait(self, node: ast.Call, transfer: Transfer) -> None:
+        self.emit(d2m.DMAWaitOp(transfer.value))
+
+    def dma(self, node: ast.Call, src: object, dst: object, core: object = None, mcast: object = None) -> Transfer:
+        if self.is_compute:
+            raise DSLError(
+                "dma() belongs in a @datamovement() thread",
+                "compute threads get their blocks from cb.wait() and hand results on with cb.push()",
+            )
+        for side in (src, dst):
+            if isinstance(side, Block):
+                self._check_cb_block(side)
+        if (core is None) != (mcast is None):
+            raise DSLError("a multicast dma needs both core=(row, col) and mcast=(rows, cols)")
+        if core is not None:
+            if not (isinstance(src, Block) and isinstance(dst, Block)):
+                raise DSLError("a multicast dma copies a CB block to a CB block on other cores")
+            op = d2m.DMAMulticastOp(src.value, dst.value, self._core_pair(core, "core"), self._core_pair(mcast, "mcast"))
+        elif isinstance(src, AccessorBlock) and isinstance(dst, Block):
+            op = d2m.DMAReadOp(self._dram(src), self._offsets(src, dst), dst.value)
+        elif isinstance(src, Block) and isinstance(dst, AccessorBlock):
+            op = d2m.DMAWriteOp(src.value, self._dram(dst), self._offsets(dst, src))
+        else:
+            raise DSLError(
+                f"dma copies between an accessor block and a CB block, but got {_describe(src)} "
+                f"and {_describe(dst)}",
+                "dma(acc[i, j], cb_block) reads from DRAM; dma(cb_block, acc[i, j]) writes to it",
+            )
+        return Transfer(self.emit(op).results[0])
+
+    def _check_cb_block(self, block: Block) -> None:
+        if block.acquisition is None:
+            raise DSLError("dma moves CB blocks (from cb.reserve() or cb.wait())")
+
+    def _core_pair(self, value: object, name: str) -> list[SSAValue]:
+        if not isinstance(value, tuple | list) or len(value) != 2:
+            raise DSLError(f"{name}= takes two integers (row, col), but got {_describe(value)}")
+        return [self.index(v) for v in value]
+
+    def _dram(self, block: AccessorBlock) -> SSAValue:
+        return self.kernel.dram_operands[block.accessor.tensor.index]
+
+    def _offsets(self, accessor_block: AccessorBlock, cb_block: Block) -> list[SSAValue]:
+        tensor = accessor_block.accessor.tensor
+        block_tiles = cb_block.tile_shape
+        for dim, (offset, extent, tiles) in enumerate(zip(accessor_block.offsets, accessor_block.extents, block_tiles)):
+            if extent is not None and extent != tiles:
+                raise DSLError(
+                    f"shape mismatch: the accessor slice spans {extent} tiles in dim {dim}, but the CB "
+                    f"block has {tiles}",
+                    "the CB block shape (block_factors) decides how many tiles a dma moves",
+                )
+            if isinstance(offset, int) and offset + tiles > tensor.tile_shape[dim]:
+                raise DSLError(
+                    f"index out of bounds: a block of {tiles} tiles at tile {offset} of dim {dim} "
+                    f"overruns `{tensor.name}` ({tensor.tile_shape[dim]} tiles)",
+                    "accessor indices count tiles (32x32), not elements",
+                )
+        return [self.index(offset) for offset in accessor_block.offsets]
+
+    # ---------------------------------------------------------------- semaphores
+
+    def semaphore_set(self, node: ast.Call, semaphore: SemaphoreHandle, value: object, core=None, mcast=None) -> None:
+        core_values = [] if core is None else self._core_pair(core, "core")
+        mcast_values = [] if mcast is None else self._core_pair(mcast, "mcast")
+        self.emit(d2m.SemaphoreSetOp(operands=[semaphore.value, self.index(value), core_values, mcast_values]))
+
+    def semaphore_inc(self, node: ast.Call, semaphore: SemaphoreHandle, value: object, core=None) -> None:
+        core_values = [] if core is None else self._core_pair(core, "core")
+        self.emit(d2m.SemaphoreIncOp(operands=[semaphore.value, self.index(value), core_values]))
+
+    def semaphore_wait(self, node: ast.Call, semaphore: SemaphoreHandle, value: object, reset=None) -> None:
+        reset_values = [] if reset is None else [self.index(reset)]
+        self.emit(d2m.SemaphoreWaitOp(operands=[semaphore.value, self.index(value), reset_values]))
+
+    # ----------------------------------------------------------------- intrinsics
+
+    def default_tile_type(self) -> TileType:
+        return self.kernel.tile_types[0]
+
+    def fill(self, node: ast.Call, value: object, shape: object) -> Block:
+        self._require_compute("fill()")
+        if not isinstance(value, int | float) or isinstance(value, bool):
+            raise DSLError(f"fill value must be a compile-time number, not {_describe(value)}")
+        if not isinstance(shape, tuple | list):
+            raise DSLError(f"a block shape is a tuple (rows, cols), not {_describe(shape)}")
+        return operators.fill(self.emit, float(value), tuple(shape), self.default_tile_type())
+
+    def full(self, node: ast.Call, shape: object, value: object) -> Block:
+        return self.fill(node, value, shape)
+
+    def zeros(self, node: ast.Call, shape: object) -> Block:
+        return self.fill(node, 0.0, shape)
+
+    def maximum(self, node: ast.Call, lhs: object, rhs: object) -> Block:
+        if not isinstance(lhs, Block) and not isinstance(rhs, Block):
+            raise DSLError("maximum() needs at least one block (use max() for numbers)")
+        return self.block_binary("maximum", lhs, rhs)
+
+    def where(self, node: ast.Call, condition: object, if_true: object, if_false: object) -> Block:
+        self._require_compute("where()")
+        if not isinstance(condition, Block):
+            raise DSLError(f"where() takes a block as its condition, not {_describe(condition)}")
+        return operators.where(
+            self.emit, condition, self._block_operand(if_true), self._block_operand(if_false)
+        )
+
+
+def _grid_query(op_class: type[Operation], name: str):
+    """The intrinsic handler of core_index / grid_size."""
+
+    def handler(self: ThreadCompiler, node: ast.Call, dim: object) -> Index:
+        if not isinstance(dim, int) or isinstance(dim, bool) or dim not in (0, 1):
+            raise DSLError(f"{name}(dim) takes 0 (rows) or 1 (columns), not {_describe(dim)}")
+        return Index(self.emit(op_class(dim)).results[0])
+
+    return handler
+
+
+def _cb_method(kind: str, release: bool):
+    """The method handler of cb.wait/reserve (acquire) and cb.pop/push (release)."""
+    spelling = ("pop" if kind == "wait" else "push") if release else kind
+
+    def handler(self: ThreadCompiler, node: ast.Call, cb: CBHandle, *args, **kwargs):
+        if args or kwargs:
+            raise DSLError(f"{cb.name}.{spelling}() takes no arguments")
+        if release:
+            return self.release(cb, kind, node)
+        return self.acquire(node, cb, kind)
+
+    return handler
+
+
+_INTRINSICS: dict[FunctionType, Callable[..., object]] = {
+    api.dma: ThreadCompiler.dma,
+    api.core_index: _grid_query(d2m.CoreIndexOp, "core_index"),
+    api.grid_size: _grid_query(d2m.GridSizeOp, "grid_size"),
+    api.fill: ThreadCompiler.fill,
+    api.full: ThreadCompiler.full,
+    api.zeros: ThreadCompiler.zeros,
+    api.maximum: ThreadCompiler.maximum,
+    api.where: ThreadCompiler.where,
+}
+
+_METHODS: dict[type, dict[str, Callable[..., object]]] = {
+    CBHandle: {
+        "wait": _cb_method("wait", release=False),
+        "pop": _cb_method("wait", release=True),
+        "reserve": _cb_method("reserve", release=False),
+        "push": _cb_method("reserve", release=True),
+    },
+    Transfer: {"wait": ThreadCompiler.transfer_wait},
+    SemaphoreHandle: {
+        "set": ThreadCompiler.semaphore_set,
+        "inc": ThreadCompiler.semaphore_inc,
+        "wait": ThreadCompiler.semaphore_wait,
+    },
+}

@@ -1,0 +1,142 @@
+"""`@pykernel_gen`: the decorated kernel object, its compile cache and debug knobs.
+
+    @pykernel_gen(grid=(1, 1), block_factors=[(1, 1), (1, 1), (1, 1)])
+    def add(lhs, rhs, out): ...
+
+    add(a, b, c)                  # compile (cached) and run; the result lands in c
+    artifact = add.compile(a, b, c)   # IR after every stage, C++ sources, program, .run()
+    module = add.frontend_module(a, b, c)  # the stage-1 IR alone
+
+Debug knobs (environment variables, as tt-lang has them):
+- `TTLANG_INITIAL_MLIR=path`: write the frontend IR there.
+- `TTLANG_FINAL_MLIR=path`: write the IR after the last stage there.
+- `TTLANG_VERBOSE_PASSES=1`: print the IR after every stage.
+- `TTLANG_COMPILE_ONLY=1`: `kernel(*tensors)` compiles and returns the artifact
+  without running it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+import os
+from collections.abc import Sequence
+from types import FunctionType
+from typing import Any
+
+from xdsl.dialects.builtin import ModuleOp
+
+from ttlang.dsl.diagnostics import CompilerBug, KernelError, definition_location
+from ttlang.dsl.frontend import DATA_TYPES, build_module
+from ttlang.dsl.options import DEFAULT_DEVICE_GRID, KernelOptions, freeze
+from ttlang.target.program import ComputeConfig, MathFidelity
+
+
+def _flag(name: str) -> bool:
+    return os.environ.get(name, "") not in ("", "0", "false", "False")
+
+
+class Kernel:
+    """A `@pykernel_gen` kernel: compiles on first use per argument signature."""
+
+    def __init__(self, function: FunctionType, options: KernelOptions):
+        self.function = function
+        self.options = options
+        self.__name__ = function.__name__
+        self.__doc__ = function.__doc__
+        self._source_hash = hashlib.sha256(inspect.getsource(function).encode()).hexdigest()
+        self._cache: dict[tuple, Any] = {}
+
+    def cache_key(self, tensors: Sequence[Any], params: dict[str, Any]) -> tuple:
+        """What a compilation depends on: source, argument shapes and dtypes, keyword
+        parameters and options."""
+        signature = tuple((tuple(t.shape), DATA_TYPES.get(str(t.dtype), str(t.dtype))) for t in tensors)
+        return (self._source_hash, signature, tuple(sorted(params.items())), self.options)
+
+    def frontend_module(self, *tensors: Any, **params: Any) -> ModuleOp:
+        """The stage-1 IR for tensors like `tensors` (torch tensors or TensorSpecs)."""
+        try:
+            return build_module(self.function, tensors, params, self.options)
+        except (KernelError, CompilerBug) as error:
+            raise error.with_traceback(None) from None
+
+    def compile(self, *tensors: Any, **params: Any):
+        """Compiles for tensors like `tensors`; returns the driver's artifact (cached)."""
+        key = self.cache_key(tensors, params)
+        if key not in self._cache:
+            self._cache[key] = self._compile(tensors, params)
+        return self._cache[key]
+
+    def _compile(self, tensors: Sequence[Any], params: dict[str, Any]):
+        module = self.frontend_module(*tensors, **params)
+        initial_path = os.environ.get("TTLANG_INITIAL_MLIR")
+        if initial_path:
+            with open(initial_path, "w") as file:
+                file.write(f"{module}\n")
+        from ttlang.driver import compile_module  # the driver imports every pipeline stage
+
+        try:
+            artifact = compile_module(module, verbose_passes=_flag("TTLANG_VERBOSE_PASSES"))
+        except (KernelError, CompilerBug):
+            raise
+        except Exception as error:
+            bug = CompilerBug(f"{type(error).__name__}: {error}", definition_location(self.function))
+            raise bug.with_traceback(None) from error
+        final_path = os.environ.get("TTLANG_FINAL_MLIR")
+        if final_path:
+            with open(final_path, "w") as file:
+                file.write(f"{artifact.final_ir}\n")
+        return artifact
+
+    def __call__(self, *tensors: Any, **params: Any):
+        """Compiles (cached) and runs on the default target, writing the outputs into
+        the given tensors. With TTLANG_COMPILE_ONLY set, returns the artifact instead."""
+        artifact = self.compile(*tensors, **params)
+        if _flag("TTLANG_COMPILE_ONLY"):
+            return artifact
+        artifact.run(tensors)
+        return None
+
+
+def pykernel_gen(
+    grid: Sequence[int],
+    block_factors: Sequence[Sequence[int]] | None = None,
+    num_outs: int = 1,
+    memory_space: str = "L1",
+    cb_buffers: int | Sequence[int] = 2,
+    math_fidelity: MathFidelity = "HiFi2",
+    fp32_dest_acc_en: bool = False,
+    math_approx_mode: bool = False,
+    dst_full_sync_en: bool = False,
+    device_grid: Sequence[int] = DEFAULT_DEVICE_GRID,
+):
+    """Declares a kernel running on `grid` (rows, cols) of cores.
+
+    `block_factors`: the CB block shape of each tensor argument, in tiles ((rows, cols),
+    or one entry per dim); default one tile. The last `num_outs` tensors are outputs.
+    `cb_buffers`: blocks per CB (one count, or one per tensor). The compute
+    configuration (`math_fidelity`, `fp32_dest_acc_en`, `math_approx_mode`,
+    `dst_full_sync_en`) is tt-metal's. `device_grid` is the target's core grid.
+    """
+    options = KernelOptions(
+        grid=freeze(grid),
+        block_factors=freeze(block_factors),
+        num_outs=num_outs,
+        memory_space=memory_space,
+        cb_buffers=freeze(cb_buffers),
+        compute_config=ComputeConfig(
+            math_fidelity=math_fidelity,
+            fp32_dest_acc_en=fp32_dest_acc_en,
+            math_approx_mode=math_approx_mode,
+            dst_full_sync_en=dst_full_sync_en,
+        ),
+        device_grid=freeze(device_grid),
+    )
+
+    def decorate(function: FunctionType) -> Kernel:
+        return Kernel(function, options)
+
+    return decorate
+
+
+kernel = pykernel_gen

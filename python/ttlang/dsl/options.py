@@ -1,0 +1,38 @@
+"""The options of a `@pykernel_gen` kernel: grid, CB blocks, compute configuration."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ttlang.target.program import ComputeConfig
+
+DEFAULT_DEVICE_GRID = (8, 8)
+"""Cores of the target device (a Wormhole n150 exposes an 8x8 compute grid)."""
+
+
+@dataclass(frozen=True)
+class KernelOptions:
+    """Everything `@pykernel_gen(...)` was given, as hashable values (the compile cache
+    keys on it)."""
+
+    grid: tuple[int, ...]
+    # Tiles per CB block, per tensor argument (None: one tile in every dim).
+    block_factors: tuple[tuple[int, ...], ...] | None = None
+    num_outs: int = 1
+    memory_space: str = "L1"
+    # Blocks each CB holds: one count for all CBs, or one per tensor argument.
+    cb_buffers: int | tuple[int, ...] = 2
+    compute_config: ComputeConfig = ComputeConfig()
+    device_grid: tuple[int, int] = DEFAULT_DEVICE_GRID
+
+    def buffers_of(self, tensor_index: int) -> int:
+        if isinstance(self.cb_buffers, int):
+            return self.cb_buffers
+        return self.cb_buffers[tensor_index]
+
+
+def freeze(value):
+    """Lists (and lists of lists) as tuples, so options can key a cache."""
+    if isinstance(value, list | tuple):
+        return tuple(freeze(v) for v in value)
+    return value

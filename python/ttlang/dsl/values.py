@@ -1,0 +1,123 @@
+"""What a name in a thread can stand for while the frontend compiles it.
+
+Plain Python values (ints, floats, bools, accessors, helper functions) are
+compile-time values and stay Python objects. Everything that exists only at run time
+is one of the classes below, each wrapping the SSA value that holds it in the IR.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from xdsl.dialects.builtin import MemRefType, TensorType
+from xdsl.ir import SSAValue
+
+from ttlang.dialects.ttcore import TileType
+from ttlang.dsl.api import KernelTensor, TensorAccessor
+from ttlang.dsl.diagnostics import SourceLocation
+
+TILE = 32
+
+
+@dataclass(frozen=True)
+class CBHandle:
+    """A thread's CircularBuffer parameter: the CB of kernel tensor `tensor`."""
+
+    name: str
+    value: SSAValue  # the region's block argument of type !d2m.cb
+    tensor: KernelTensor
+    block_tile_shape: tuple[int, ...]  # one block, in tiles
+
+
+@dataclass(eq=False)
+class Acquisition:
+    """One `cb.wait()` or `cb.reserve()`, and the pop/push that ends it."""
+
+    cb: CBHandle
+    kind: Literal["wait", "reserve"]
+    location: SourceLocation
+    depth: int  # nesting of loops / run-time branches where it happened
+    released_at: SourceLocation | None = None
+
+    @property
+    def releaser(self) -> str:
+        return "pop" if self.kind == "wait" else "push"
+
+
+@dataclass(frozen=True)
+class Block:
+    """A block of tiles: a tensor (compute threads) or an L1 memref (data movement).
+
+    `shape` is the logical shape: leading (batch) dims are counts, the last two are
+    elements, each a multiple of 32 or 1 (the reduced axis of a reduction result).
+    `acquisition` is the wait/reserve the block came from, None for computed blocks.
+    """
+
+    value: SSAValue
+    shape: tuple[int, ...]
+    acquisition: Acquisition | None = field(default=None, compare=False)
+
+    @property
+    def tile_type(self) -> TileType:
+        shaped = self.value.type
+        assert isinstance(shaped, TensorType | MemRefType)
+        element = shaped.get_element_type()
+        assert isinstance(element, TileType)
+        return element
+
+    @property
+    def tile_shape(self) -> tuple[int, ...]:
+        return tile_shape(self.shape)
+
+
+def tile_shape(shape: tuple[int, ...]) -> tuple[int, ...]:
+    """Tiles per dim of a logical block shape: a size-1 axis still takes one tile."""
+    *batch, rows, cols = shape
+    return (*batch, max(1, rows // TILE), max(1, cols // TILE))
+
+
+def logical_shape(tiles: tuple[int, ...]) -> tuple[int, ...]:
+    """The logical shape of a whole-tile block of `tiles`."""
+    *batch, rows, cols = tiles
+    return (*batch, rows * TILE, cols * TILE)
+
+
+@dataclass(frozen=True)
+class Index:
+    """A run-time integer (index type): loop variables, core coordinates, arithmetic."""
+
+    value: SSAValue
+
+
+@dataclass(frozen=True)
+class Condition:
+    """A run-time boolean (i1), from comparing indices."""
+
+    value: SSAValue
+
+
+@dataclass(frozen=True)
+class Transfer:
+    """A DMA in flight (`!d2m.mem_tx`); `.wait()` blocks until it completes."""
+
+    value: SSAValue
+
+
+@dataclass(frozen=True)
+class SemaphoreHandle:
+    """A thread's Semaphore parameter."""
+
+    name: str
+    value: SSAValue
+
+
+@dataclass(frozen=True)
+class AccessorBlock:
+    """`acc[...]`: the block of a kernel tensor starting at tile `offsets` (one per
+    dim, ints or run-time indices); `extents` are the tiles a slice selects per dim,
+    None where the slice bounds are run-time values (the CB block decides)."""
+
+    accessor: TensorAccessor
+    offsets: tuple[int | Index, ...]
+    extents: tuple[int | None, ...]
