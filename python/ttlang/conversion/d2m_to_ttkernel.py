@@ -9,7 +9,7 @@ attribute `ttlang.program` describing the launch for program assembly:
 
     builtin.module attributes {ttlang.program = {
         name = "add", grid = #ttcore.grid<1x1>,
-        buffers = [memref<...dram>, ...],        // the kernel's tensors, in order
+        buffers = [["lhs", "input", memref<...dram>], ...],  // the kernel's tensors, in order
         cbs = [!d2m.cb<...>, ...],               // by CB id: operand CBs, then local CBs
         kernels = [["add_compute", "compute"], ["add_reader", "reader"], ...],
         runtime_args = [["buffer_address", 0], ..., ["core_index", 0], ["core_index", 1],
@@ -79,7 +79,7 @@ from xdsl.dialects.builtin import (
     StringAttr,
     i32,
 )
-from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
@@ -669,6 +669,16 @@ def _data_format(tile: Attribute) -> str:
     return {"bf16": "bf16", "f32": "fp32"}[tile.element_format.value]
 
 
+def _buffer_name(arg: SSAValue) -> str:
+    """A kernel tensor's name: its name in the IR, or its position."""
+    assert isinstance(arg, BlockArgument)
+    return arg.name_hint or f"arg{arg.index}"
+
+
+def _buffer_role(arg: SSAValue, generic: d2m.GenericOp) -> str:
+    return "output" if arg in generic.outputs else "input"
+
+
 def convert_kernel(kernel: func.FuncOp, generic: d2m.GenericOp) -> tuple[list[func.FuncOp], DictionaryAttr]:
     """The kernel functions of `generic`'s threads and the launch description."""
     name = kernel.sym_name.data
@@ -689,7 +699,12 @@ def convert_kernel(kernel: func.FuncOp, generic: d2m.GenericOp) -> tuple[list[fu
     program = {
         "name": StringAttr(name),
         "grid": generic.grid,
-        "buffers": ArrayAttr([arg.type for arg in kernel_args]),
+        "buffers": ArrayAttr(
+            [
+                ArrayAttr([StringAttr(_buffer_name(arg)), StringAttr(_buffer_role(arg, generic)), arg.type])
+                for arg in kernel_args
+            ]
+        ),
         "cbs": ArrayAttr([*operand_cbs, *(op.result.type for op in local_cbs)]),
         "kernels": ArrayAttr(kernels),
         "runtime_args": ArrayAttr(

@@ -12,36 +12,31 @@ from xdsl.ir import Attribute, Operation
 from ttlang.target.program import ComputeConfig
 
 COMPUTE_CONFIG_ATTR = "ttcore.compute_config"
+_FLAGS = ("fp32_dest_acc_en", "math_approx_mode", "dst_full_sync_en")
 
 
-def _flag(value: Attribute) -> bool:
-    if isinstance(value, IntegerAttr):  # `true` parses as an i1 IntegerAttr (BoolAttr)
-        return bool(value.value.data)
-    raise ValueError(f"expected a boolean, got {value}")
+def config_from_attr(attr: Attribute) -> ComputeConfig:
+    """The configuration a `ttcore.compute_config` dictionary spells; missing entries
+    take `ComputeConfig`'s defaults."""
+    if not isinstance(attr, DictionaryAttr):
+        raise ValueError(f"{COMPUTE_CONFIG_ATTR} must be a dictionary, got {attr}")
+    entries = attr.data
+    overrides: dict[str, object] = {}
+    fidelity = entries.get("math_fidelity")
+    if isinstance(fidelity, StringAttr):
+        overrides["math_fidelity"] = fidelity.data
+    for name in _FLAGS:
+        value = entries.get(name)
+        if isinstance(value, IntegerAttr):  # `true`/`false` parse as i1 integers
+            overrides[name] = bool(value.value.data)
+    return ComputeConfig(**overrides)
 
 
 def compute_config_of(op: Operation) -> ComputeConfig:
-    """The compute configuration of the function enclosing `op` (or `op` itself); the
-    defaults of `ComputeConfig` where the attribute or one of its entries is missing."""
-    func: Operation | None = op
-    while func is not None and COMPUTE_CONFIG_ATTR not in func.attributes:
-        func = func.parent_op()
-    if func is None:
+    """The compute configuration of the function enclosing `op` (or `op` itself)."""
+    holder: Operation | None = op
+    while holder is not None and COMPUTE_CONFIG_ATTR not in holder.attributes:
+        holder = holder.parent_op()
+    if holder is None:
         return ComputeConfig()
-    attr = func.attributes[COMPUTE_CONFIG_ATTR]
-    assert isinstance(attr, DictionaryAttr)
-    entries = attr.data
-    config = ComputeConfig()
-    fidelity = entries.get("math_fidelity")
-    flags = {
-        name: _flag(entries[name])
-        for name in ("fp32_dest_acc_en", "math_approx_mode", "dst_full_sync_en")
-        if name in entries
-    }
-    return ComputeConfig(
-        math_fidelity=fidelity.data if isinstance(fidelity, StringAttr) else config.math_fidelity,
-        **flags,
-    )
-
-
-
+    return config_from_attr(holder.attributes[COMPUTE_CONFIG_ATTR])

@@ -1,0 +1,150 @@
+"""The compiler driver: stage-1 IR -> C++ kernels + program descriptor, keeping every stage.
+
+    artifact = compile_module(module)          # module: the frontend's stage-1 IR
+    artifact.stages["d2m-lower-to-loops"]      # IR text after that pass (ordered dict)
+    artifact.sources["add_compute"]            # C++ of one kernel
+    artifact.program                           # ttlang.target.program.Program
+    artifact.run([a, b, c])                    # run on the default target (emulator)
+    artifact.perf()                            # the timing report of the last run
+
+The passes are docs/pipeline.md's stages, by registered name (ttlang.pipeline); the
+simple stage-3 and stage-7 passes stand in for the full D2M pipeline until the later
+stages land. A pass that rejects its input raises `CompileError` naming the pass and
+the op (with its source location); a pass that crashes or leaves IR that does not
+verify raises `CompileError` with `is_compiler_bug` set.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import FileLineColLoc, ModuleOp
+from xdsl.ir import Operation
+
+from ttlang.dialects import register_dialects
+from ttlang.pipeline import build_pipeline, pass_factories
+from ttlang.target.program import Program
+from ttlang.target.program_builder import build_program
+from ttlang.transforms.diagnostics import PassError
+
+DEFAULT_PIPELINE: tuple[str, ...] = (
+    "d2m-bufferize",
+    "d2m-lower-to-loops",
+    "convert-d2m-to-ttkernel",
+    "canonicalize",
+    "cse",
+    "convert-ttkernel-to-emitc",
+)
+"""docs/pipeline.md stages 3, 7, 8 and 9 (fusion, provenance, subblocking and DST
+allocation join as their passes land)."""
+
+FRONTEND_STAGE = "frontend"
+
+
+class CompileError(Exception):
+    """A compilation that failed in pass `pass_name`, about `op` when known."""
+
+    def __init__(self, pass_name: str, message: str, op: Operation | None = None, is_compiler_bug: bool = False):
+        self.pass_name = pass_name
+        self.op = op
+        self.is_compiler_bug = is_compiler_bug
+        self.location = _location(op)
+        where = f"{self.location}: " if self.location else ""
+        kind = "internal compiler error" if is_compiler_bug else "error"
+        super().__init__(f"{where}{kind} in pass '{pass_name}': {message}")
+
+
+def _location(op: Operation | None) -> str | None:
+    """`file:line:col` of `op` or of its closest located ancestor."""
+    while op is not None:
+        if isinstance(op.location, FileLineColLoc):
+            loc = op.location
+            return f"{loc.filename.data}:{loc.line.data}:{loc.column.data}"
+        op = op.parent_op()
+    return None
+
+
+def make_context() -> Context:
+    """A context with every dialect ttlang IR may use (xDSL's and ttlang's)."""
+    ctx = Context()
+    register_dialects(ctx)
+    return ctx
+
+
+@dataclass
+class Artifact:
+    """What one compilation produced."""
+
+    stages: dict[str, str]  # stage name -> IR text after it, in pipeline order
+    sources: dict[str, str]  # kernel name -> C++ source
+    program: Program
+    last_report: Any = field(default=None, repr=False)
+
+    @property
+    def final_ir(self) -> str:
+        return next(reversed(self.stages.values()))
+
+    def run(self, tensors: Sequence[Any]) -> Any:
+        """Runs the program on the default target with `tensors` (the kernel's tensors,
+        in order; outputs are written into theirs). Returns the runtime's result."""
+        from ttlang.runtime import run_program
+
+        result = run_program(self.program, tensors)
+        self.last_report = result
+        return result
+
+    def perf(self) -> Any:
+        """The timing report of the last `run` (runs nothing itself)."""
+        if self.last_report is None:
+            raise RuntimeError("no timing report yet: call artifact.run(tensors) first")
+        report = getattr(self.last_report, "perf", None)
+        return report() if callable(report) else getattr(self.last_report, "report", self.last_report)
+
+
+@dataclass(frozen=True)
+class CompileOptions:
+    """How to compile: the pass pipeline and whether to print IR after every stage."""
+
+    pipeline: tuple[str, ...] = DEFAULT_PIPELINE
+    verbose_passes: bool = False
+
+
+def compile_module(module: ModuleOp, **options: Any) -> Artifact:
+    """Compiles the stage-1 `module` (it is transformed in place) with `CompileOptions(**options)`."""
+    opts = CompileOptions(**options)
+    ctx = make_context()
+    stages: dict[str, str] = {FRONTEND_STAGE: str(module)}
+    if opts.verbose_passes:
+        _print_stage(FRONTEND_STAGE, stages[FRONTEND_STAGE])
+    factories = pass_factories()
+    for name in opts.pipeline:
+        pass_ = build_pipeline(name).passes[0] if name in factories else None
+        if pass_ is None:
+            raise CompileError(name, "no such pass is registered", is_compiler_bug=True)
+        try:
+            pass_.apply(ctx, module)
+        except PassError as error:
+            raise CompileError(name, error.message, error.op) from None
+        except Exception as error:  # a crash inside a pass is the compiler's fault
+            raise CompileError(name, f"{type(error).__name__}: {error}", is_compiler_bug=True) from error
+        try:
+            module.verify()
+        except Exception as error:
+            raise CompileError(name, f"the pass left IR that does not verify: {error}", is_compiler_bug=True) from error
+        stages[name] = str(module)
+        if opts.verbose_passes:
+            _print_stage(name, stages[name])
+    try:
+        program = build_program(module)
+    except Exception as error:
+        raise CompileError("program-assembly", f"{type(error).__name__}: {error}", is_compiler_bug=True) from error
+    sources = {kernel.name: kernel.source for kernel in program.kernels}
+    return Artifact(stages=stages, sources=sources, program=program)
+
+
+def _print_stage(name: str, ir: str) -> None:
+    print(f"// -----// IR after {name} //----- //\n{ir}\n", file=sys.stderr)

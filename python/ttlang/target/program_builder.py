@@ -1,0 +1,139 @@
+"""Program assembly: the lowered module -> the `Program` a runtime launches.
+
+Input: a module after `convert-ttkernel-to-emitc`, carrying the `ttlang.program`
+attribute that convert-d2m-to-ttkernel wrote (grid, buffers, CBs by id, kernels and
+their runtime-argument layout, compute configuration). Output:
+
+- kernels: one per kernel function, its C++ from `ttlang.target.cpp`; every kernel
+  gets the CB ids as compile-time args (arg `i` is CB `i`);
+- CBs: page = one tile of the block's format, pages = tiles per block x blocks;
+- buffers: one DRAM buffer per kernel tensor, its logical shape in elements;
+- runtime args per kernel and core, following the layout: a buffer's DRAM address
+  (`BufferAddress`), the core's (row, column), the grid's (rows, columns);
+- the compute configuration from the kernel's `ttcore.compute_config`.
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, IntegerAttr, MemRefType, ModuleOp, StringAttr
+from xdsl.ir import Attribute
+
+from ttlang.dialects import d2m
+from ttlang.dialects.ttcore import DataType, GridAttr, TileType
+from ttlang.target.compute_config import config_from_attr
+from ttlang.target.cpp import translate_kernels
+from ttlang.target.program import (
+    TILE_COLS,
+    TILE_ROWS,
+    BufferAddress,
+    CBConfig,
+    ComputeConfig,
+    DataFormat,
+    DramBuffer,
+    Kernel,
+    Program,
+    RuntimeArg,
+    tile_size_bytes,
+)
+
+from ttlang.conversion.d2m_to_ttkernel import PROGRAM_ATTR
+
+_DATA_FORMAT: dict[DataType, DataFormat] = {DataType.BF16: "bf16", DataType.F32: "fp32"}
+
+
+class ProgramError(Exception):
+    """The module does not describe a program (it was not lowered by the pipeline)."""
+
+
+def data_format(tile: Attribute) -> DataFormat:
+    """The program-descriptor format of a tile type."""
+    if not isinstance(tile, TileType) or tile.element_format not in _DATA_FORMAT:
+        raise ProgramError(f"tiles of {tile} have no data format the runtimes support")
+    return _DATA_FORMAT[tile.element_format]
+
+
+def cb_config(index: int, cb_type: Attribute) -> CBConfig:
+    """The L1 circular buffer of CB id `index`."""
+    assert isinstance(cb_type, d2m.CBType)
+    block = cb_type.block
+    tiles_per_block = 1
+    for extent in block.get_shape():
+        tiles_per_block *= extent
+    fmt = data_format(block.get_element_type())
+    return CBConfig(
+        index=index,
+        num_pages=tiles_per_block * cb_type.buffers.data,
+        page_size=tile_size_bytes(fmt),
+        data_format=fmt,
+    )
+
+
+def dram_buffer(name: str, role: str, memref: Attribute) -> DramBuffer:
+    """The DRAM buffer of one kernel tensor (a memref of tiles; shape in elements)."""
+    assert isinstance(memref, MemRefType)
+    *batch, rows, cols = memref.get_shape()
+    return DramBuffer(
+        name=name,
+        shape=(*batch, rows * TILE_ROWS, cols * TILE_COLS),
+        data_format=data_format(memref.get_element_type()),
+        is_input=role == "input",
+        is_output=role == "output",
+    )
+
+
+def _runtime_args(
+    layout: ArrayAttr, buffers: list[DramBuffer], core: tuple[int, int], grid: tuple[int, int]
+) -> list[RuntimeArg]:
+    args: list[RuntimeArg] = []
+    for entry in layout.data:
+        kind, index = entry.data
+        assert isinstance(kind, StringAttr) and isinstance(index, IntegerAttr)
+        position = index.value.data
+        if kind.data == "buffer_address":
+            args.append(BufferAddress(buffers[position].name))
+        elif kind.data == "core_index":
+            args.append(core[position])
+        elif kind.data == "grid_size":
+            args.append(grid[position])
+        else:
+            raise ProgramError(f"unknown runtime argument kind '{kind.data}'")
+    return args
+
+
+def build_program(module: ModuleOp) -> Program:
+    """The program `module` (lowered through convert-ttkernel-to-emitc) describes."""
+    attr = module.attributes.get(PROGRAM_ATTR)
+    if not isinstance(attr, DictionaryAttr):
+        raise ProgramError(f"the module has no '{PROGRAM_ATTR}' attribute; run convert-d2m-to-ttkernel")
+    description = attr.data
+    grid_attr = description["grid"]
+    assert isinstance(grid_attr, GridAttr)
+    grid = grid_attr.shape
+    buffers = [dram_buffer(e.data[0].data, e.data[1].data, e.data[2]) for e in description["buffers"].data]
+    cbs = [cb_config(index, cb_type) for index, cb_type in enumerate(description["cbs"].data)]
+    sources = translate_kernels(module)
+    compile_time_args = tuple(cb.index for cb in cbs)
+    kernels = [
+        Kernel(name=name.data, kind=kind.data, source=sources[name.data], compile_time_args=compile_time_args)
+        for name, kind in (entry.data for entry in description["kernels"].data)
+    ]
+    layout = description["runtime_args"]
+    assert isinstance(layout, ArrayAttr)
+    runtime_args = {
+        kernel.name: {
+            (row, col): _runtime_args(layout, buffers, (row, col), grid)
+            for row in range(grid[0])
+            for col in range(grid[1])
+        }
+        for kernel in kernels
+    }
+    config_attr = description.get("compute_config")
+    compute_config = config_from_attr(config_attr) if config_attr is not None else ComputeConfig()
+    return Program(
+        grid=grid,
+        kernels=kernels,
+        cbs=cbs,
+        buffers=buffers,
+        runtime_args=runtime_args,
+        compute_config=compute_config,
+    )
