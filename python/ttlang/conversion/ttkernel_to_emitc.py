@@ -62,9 +62,9 @@ from xdsl.pattern_rewriter import (
     RewritePattern,
     op_type_rewrite_pattern,
 )
-from xdsl.utils.exceptions import DiagnosticException
 
 from ttlang.dialects import emitc_ext, ttkernel
+from ttlang.transforms.diagnostics import PassError
 
 COMPUTE_BASE_HEADER = "compute_kernel_api/common.h"
 DATAFLOW_HEADER = "dataflow_api.h"
@@ -165,10 +165,11 @@ def check_kernel_signature(kernel: func.FuncOp) -> None:
     """Kernels take nothing and return nothing: they read kernel arguments instead."""
     function_type = kernel.function_type
     if function_type.inputs.data or function_type.outputs.data:
-        raise DiagnosticException(
+        raise PassError(
+            kernel,
             f"kernel function @{kernel.sym_name.data} must take no arguments and return "
             f"nothing (it has type {function_type}); pass values as kernel arguments "
-            "(ttkernel.get_arg_val / get_compile_time_arg_val)"
+            "(ttkernel.get_arg_val / get_compile_time_arg_val)",
         )
 
 
@@ -190,9 +191,11 @@ class ConvertTTKernelToEmitCPass(ModulePass):
             kernels.append((kernel, kernel_headers(kernel, thread)))
 
         # The special forms come first: LowerKernelCall would take any ttkernel op.
+        # No dead-code elimination: a conversion leaves the rest of the IR as it is.
         PatternRewriteWalker(
             GreedyRewritePatternApplier(
-                [LowerAddrGen(), LowerLocalSemaphoreOp(), LowerKernelCall()]
+                [LowerAddrGen(), LowerLocalSemaphoreOp(), LowerKernelCall()],
+                dce_enabled=False,
             ),
             apply_recursively=False,
         ).rewrite_module(op)

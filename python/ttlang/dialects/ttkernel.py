@@ -297,13 +297,9 @@ class TTKernelOp(IRDLOperation):
         thread = kernel_thread(self)
         if thread is not None and self.THREADS != "any":
             if self.THREADS == "compute" and not thread.is_compute:
-                raise VerifyException(
-                    f"'{self.name}' is a compute op, but this is a {thread.value} kernel"
-                )
+                raise VerifyException(f"a compute op cannot run in a {thread.value} kernel")
             if self.THREADS == "datamovement" and thread.is_compute:
-                raise VerifyException(
-                    f"'{self.name}' is a data-movement op, but this is a compute kernel"
-                )
+                raise VerifyException("a data-movement op cannot run in a compute kernel")
         for name, _ in type(self).get_irdl_definition().operands:
             value = _constant_int(getattr(self, name))
             if value is None:

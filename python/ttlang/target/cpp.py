@@ -53,7 +53,12 @@ INDENT = "  "
 
 
 class TranslationError(Exception):
-    """IR that cannot be printed as C++ (the message says which op and why)."""
+    """IR that cannot be printed as C++: `op` (when known) and why."""
+
+    def __init__(self, message: str, op: Operation | None = None):
+        super().__init__(message)
+        self.message = message
+        self.op = op
 
 
 # The C++ keywords and kernel-API names a variable must not shadow.
@@ -203,6 +208,13 @@ class _KernelPrinter:
     # ---------------------------------------------------------------- ops
 
     def op(self, op: Operation) -> None:
+        try:
+            self.print_op(op)
+        except TranslationError as error:
+            error.op = error.op or op
+            raise
+
+    def print_op(self, op: Operation) -> None:
         if isinstance(op, arith.ConstantOp):
             self.expressions[op.result] = cpp_literal(op.value)
         elif isinstance(op, emitc_ext.LiteralOp):
@@ -226,7 +238,7 @@ class _KernelPrinter:
             self.if_else(op)
         elif isinstance(op, func.ReturnOp):
             if op.arguments:
-                raise TranslationError("a kernel returns nothing; func.return has operands")
+                raise TranslationError("a kernel returns nothing, but this return has operands", op)
         else:
             self.arith(op)
 
@@ -245,7 +257,7 @@ class _KernelPrinter:
             ]
         call = f"{op.callee.data}{template}({', '.join(args)})"
         if len(op.res) > 1:
-            raise TranslationError(f"call to {op.callee.data} has more than one result")
+            raise TranslationError("a C++ call has at most one result", op)
         if op.res:
             self.declare(op.res[0], call)
         else:
@@ -273,11 +285,9 @@ class _KernelPrinter:
             target = cpp_type(op.results[0].type)
             self.declare(op.results[0], f"static_cast<{target}>({self.expr(op.operands[0])})")
         elif isinstance(op, ttkernel.TTKernelOp):
-            raise TranslationError(
-                f"'{op.name}' is still a ttkernel op; run convert-ttkernel-to-emitc first"
-            )
+            raise TranslationError("is still a ttkernel op; run convert-ttkernel-to-emitc first", op)
         else:
-            raise TranslationError(f"'{op.name}' has no C++ form in the kernel emitter")
+            raise TranslationError("has no C++ form in the kernel emitter", op)
 
     def carried_variables(self, results: Iterable[SSAValue], initial: Iterable[str]) -> list[str]:
         """Declares one variable per loop-carried / branch result value."""
@@ -353,10 +363,13 @@ def translate_kernel(kernel: func.FuncOp) -> str:
     if thread is None:
         raise TranslationError(
             f"function @{name} has no {ttkernel.THREAD_ATTR} attribute; only kernel "
-            "functions translate to C++"
+            "functions translate to C++",
+            kernel,
         )
     if kernel.function_type.inputs.data or kernel.function_type.outputs.data:
-        raise TranslationError(f"kernel function @{name} must take no arguments and return nothing")
+        raise TranslationError(
+            f"kernel function @{name} must take no arguments and return nothing", kernel
+        )
     includes = []
     parent = kernel.parent_block()
     if parent is not None:
@@ -381,10 +394,11 @@ def translate_kernel(kernel: func.FuncOp) -> str:
 
 
 def translate_kernels(module: ModuleOp) -> dict[str, str]:
-    """C++ source per kernel function in `module` (at any nesting), by function name."""
+    """C++ source per kernel function in `module` (at any nesting), by function name.
+    Functions without `ttkernel.thread` are not kernels and are left out."""
     sources: dict[str, str] = {}
     for op in module.walk():
-        if isinstance(op, func.FuncOp):
+        if isinstance(op, func.FuncOp) and ttkernel.kernel_thread(op) is not None:
             sources[op.sym_name.data] = translate_kernel(op)
     if not sources:
         raise TranslationError("the module holds no kernel function (func.func with ttkernel.thread)")

@@ -21,38 +21,40 @@ from pathlib import Path
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.parser import Parser
-from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
+from xdsl.utils.exceptions import ParseError
 
 from ttlang.conversion.ttkernel_to_emitc import ConvertTTKernelToEmitCPass
 from ttlang.dialects import register_dialects
 from ttlang.target.cpp import TranslationError, translate_kernels
+from ttlang.transforms.diagnostics import PassError
+from ttlang.tools.ttlang_opt import (
+    LocatingParser,
+    SourceError,
+    op_error,
+    parse_error,
+    verify_module,
+)
 
 TOOL = "ttlang-translate"
 
 
 class ToolError(Exception):
-    """A user error, printed as one line."""
+    """User errors, printed one per line."""
+
+    def __init__(self, errors: list[SourceError | str]):
+        super().__init__("\n".join(str(e) for e in errors))
 
 
 def _parse(text: str, file: str) -> ModuleOp:
     ctx = Context()
     register_dialects(ctx)
     try:
-        module = Parser(ctx, text, file).parse_module()
+        module = LocatingParser(ctx, text, file).parse_module()
     except ParseError as error:
-        where = error.span.get_location()
-        raise ToolError(f"{where.file}:{where.line}:{where.col}: error: {error.msg}") from None
-    try:
-        module.verify()
-    except VerifyException as error:
-        raise ToolError(f"{file}: error: {_first_line(error)}") from None
+        raise ToolError([parse_error(error.span, error.msg)]) from None
+    if errors := verify_module(module, file):
+        raise ToolError(errors)
     return module
-
-
-def _first_line(error: Exception) -> str:
-    lines = [line for line in str(error).splitlines() if line.strip()]
-    return lines[0] if lines else type(error).__name__
 
 
 def ttkernel_to_cpp(module: ModuleOp) -> dict[str, str]:
@@ -101,15 +103,17 @@ def main(argv: Sequence[str] | None = None) -> int:
             try:
                 text, file = Path(args.input).read_text(), args.input
             except OSError as error:
-                raise ToolError(f"{TOOL}: error: cannot read {args.input}: {error.strerror}") from None
+                raise ToolError([f"{TOOL}: error: cannot read {args.input}: {error.strerror}"]) from None
         module = _parse(text, file)
         try:
             sources = ttkernel_to_cpp(module)
-        except (TranslationError, DiagnosticException) as error:
-            raise ToolError(f"{file}: error: {_first_line(error)}") from None
+        except (TranslationError, PassError) as error:
+            if error.op is None:
+                raise ToolError([SourceError(file, None, None, error.message)]) from None
+            raise ToolError([op_error(error.op, error.message, file)]) from None
         if args.kernel is not None and args.kernel not in sources:
             raise ToolError(
-                f"{TOOL}: error: no kernel @{args.kernel}; kernels: {', '.join(sorted(sources))}"
+                [f"{TOOL}: error: no kernel @{args.kernel}; kernels: {', '.join(sorted(sources))}"]
             )
         _write(sources, args)
     except ToolError as error:

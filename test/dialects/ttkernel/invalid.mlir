@@ -2,7 +2,7 @@
 // RUN: %ttlang-opt %s --split-input-file --verify-diagnostics
 
 func.func @compute_op_in_reader() attributes {ttkernel.thread = #ttkernel.thread<reader>} {
-  // expected-error @+1 {{'ttkernel.tile_regs_acquire' is a compute op, but this is a reader kernel}}
+  // expected-error @+1 {{'ttkernel.tile_regs_acquire' op a compute op cannot run in a reader kernel}}
   ttkernel.tile_regs_acquire()
   func.return
 }
@@ -10,7 +10,7 @@ func.func @compute_op_in_reader() attributes {ttkernel.thread = #ttkernel.thread
 // -----
 
 func.func @dataflow_op_in_compute() attributes {ttkernel.thread = #ttkernel.thread<compute>} {
-  // expected-error @+1 {{'ttkernel.noc_async_read_barrier' is a data-movement op, but this is a compute kernel}}
+  // expected-error @+1 {{'ttkernel.noc_async_read_barrier' op a data-movement op cannot run in a compute kernel}}
   ttkernel.noc_async_read_barrier()
   func.return
 }
