@@ -44,6 +44,16 @@ SPLIT_MARKER = "// -----"
 
 _T = TypeVar("_T")
 
+# xdsl-opt options whose behaviour ttlang-opt replaces (the pipeline callback, the
+# error reporting): hidden from --help and refused.
+_UNSUPPORTED_XDSL_OPTIONS = {
+    "print_between_passes": "--print-between-passes",
+    "time_passes": "--time-passes",
+    "parsing_diagnostics": "--parsing-diagnostics",
+    "shrink": "--shrink",
+}
+_UNSUPPORTED_XDSL_OPTIONS_HINT = " (see --print-ir-after-all and --verify-diagnostics)"
+
 
 @dataclass(frozen=True)
 class SourceError:
@@ -142,30 +152,36 @@ def verify_module(module: ModuleOp, file: str) -> list[SourceError]:
 
 # --------------------------------------------------------------- verify-diagnostics
 
-_EXPECTED = re.compile(r"expected-error\s*(?:@(above|below|[+-]\d+))?\s*\{\{(.*?)\}\}")
+_EXPECTED = re.compile(
+    r"expected-(error|warning|note|remark)\s*(?:@(above|below|[+-]\d+))?\s*\{\{(.*?)\}\}"
+)
 
 
 @dataclass(frozen=True)
-class ExpectedError:
+class ExpectedDiagnostic:
+    """One `expected-<kind> {{substring}}` annotation, at the line it refers to."""
+
+    kind: str
     line: int
     substring: str
 
 
-def expected_errors(text: str, first_line: int) -> list[ExpectedError]:
-    """The `expected-error` annotations of `text`, whose first line is `first_line`."""
-    expected: list[ExpectedError] = []
+def expected_diagnostics(text: str, first_line: int) -> list[ExpectedDiagnostic]:
+    """The `expected-*` annotations of `text`, whose first line is `first_line`.
+    ttlang-opt only reports errors, so warnings, notes and remarks never match."""
+    expected: list[ExpectedDiagnostic] = []
     for index, line in enumerate(text.splitlines()):
         for match in _EXPECTED.finditer(line):
-            offset, substring = match.groups()
+            kind, offset, substring = match.groups()
             delta = {None: 0, "above": -1, "below": 1}.get(offset)
             if delta is None:
                 delta = int(offset)
-            expected.append(ExpectedError(first_line + index + delta, substring))
+            expected.append(ExpectedDiagnostic(kind, first_line + index + delta, substring))
     return expected
 
 
 def unmatched_diagnostics(
-    produced: Sequence[SourceError], expected: Sequence[ExpectedError], file: str
+    produced: Sequence[SourceError], expected: Sequence[ExpectedDiagnostic], file: str
 ) -> list[str]:
     """What differs between the produced errors and the expected ones: each produced
     error must match one expected error on its line, containing its substring."""
@@ -173,14 +189,19 @@ def unmatched_diagnostics(
     problems: list[str] = []
     for error in produced:
         match = next(
-            (e for e in remaining if e.line == error.line and e.substring in error.message), None
+            (
+                e
+                for e in remaining
+                if e.kind == "error" and e.line == error.line and e.substring in error.message
+            ),
+            None,
         )
         if match is None:
             problems.append(f"{error} (unexpected error)")
         else:
             remaining.remove(match)
     problems += [
-        f'{file}:{e.line}: error: expected error "{e.substring}" was not produced'
+        f'{file}:{e.line}: error: expected {e.kind} "{e.substring}" was not produced'
         for e in remaining
     ]
     return problems
@@ -223,6 +244,8 @@ class TTLangOptMain(xDSLOptMain):
             help="print the IR to stderr after every pass",
         )
         for action in arg_parser._actions:
+            if action.dest in _UNSUPPORTED_XDSL_OPTIONS:
+                action.help = argparse.SUPPRESS
             if action.dest == "verify_diagnostics":
                 action.help = (
                     "check that exactly the errors announced by `// expected-error "
@@ -230,6 +253,10 @@ class TTLangOptMain(xDSLOptMain):
                 )
 
     def setup_pipeline(self) -> None:
+        for dest, option in _UNSUPPORTED_XDSL_OPTIONS.items():
+            if getattr(self.args, dest):
+                print(f"{TOOL}: error: {option} is not supported{_UNSUPPORTED_XDSL_OPTIONS_HINT}", file=sys.stderr)
+                sys.exit(1)
         try:
             self.pipeline = build_pipeline(self.args.passes, self._after_pass)
         except PipelineError as error:
@@ -288,7 +315,7 @@ class TTLangOptMain(xDSLOptMain):
             for text, first_line_offset in chunks:
                 result, errors = self._process(text, first_line_offset)
                 if self.args.verify_diagnostics:
-                    expected = expected_errors(text, first_line_offset + 1)
+                    expected = expected_diagnostics(text, first_line_offset + 1)
                     problems = unmatched_diagnostics(errors, expected, self.input_name)
                     for problem in problems:
                         print(problem, file=sys.stderr)

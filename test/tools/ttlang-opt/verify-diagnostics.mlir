@@ -5,6 +5,7 @@
 // MISMATCH: wrong_expectations.mlir:4:8: error: 'd2m.reserve' op returns a tensor of the CB's block shape and element type {{.*}} (unexpected error)
 // MISMATCH: wrong_expectations.mlir:4: error: expected error "this message is not what the verifier says" was not produced
 // MISMATCH: wrong_expectations.mlir:6: error: expected error "an error on a line that verifies" was not produced
+// MISMATCH: wrong_expectations.mlir:8: error: expected warning "ttlang-opt reports errors only" was not produced
 
 func.func @same_line() {
   %x = d2m.core_index(5) // expected-error {{takes a grid dimension}}
