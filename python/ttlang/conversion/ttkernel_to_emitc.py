@@ -118,7 +118,7 @@ class LowerAddrGen(RewritePattern):
         ):
             field = emitc_ext.MemberOp(variable.result, member, member_type)
             new_ops += [field, emitc_ext.AssignOp(field.result, value)]
-        rewriter.replace_matched_op(new_ops, [variable.result])
+        rewriter.replace(op, new_ops, [variable.result])
 
 
 class LowerLocalSemaphoreOp(RewritePattern):
@@ -130,7 +130,7 @@ class LowerLocalSemaphoreOp(RewritePattern):
         pointer_type = EmitC_PointerType(EmitC_OpaqueType(StringAttr(_L1_WORD_POINTER)))
         cast = _call("reinterpret_cast", [op.sem_addr], [pointer_type], (f"{_L1_WORD_POINTER}*",))
         cast.res[0].name_hint = f"{op.sem_addr.name_hint or 'sem'}_ptr"
-        rewriter.replace_matched_op([cast, _call(op.callee, [cast.res[0], op.value], [])])
+        rewriter.replace(op, [cast, _call(op.callee, [cast.res[0], op.value], [])])
 
 
 class LowerKernelCall(RewritePattern):
@@ -139,7 +139,8 @@ class LowerKernelCall(RewritePattern):
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         if not isinstance(op, ttkernel.TTKernelOp):
             return
-        rewriter.replace_matched_op(
+        rewriter.replace(
+            op,
             _call(
                 op.callee,
                 list(op.operands),
