@@ -41,7 +41,9 @@ from xdsl.dialects import arith, func, scf
 from xdsl.dialects.builtin import (
     ArrayAttr,
     DictionaryAttr,
+    FileLineColLoc,
     IndexType,
+    IntAttr,
     IntegerAttr,
     IntegerType,
     MemRefType,
@@ -93,6 +95,10 @@ class TensorSpec:
 
     shape: tuple[int, ...]
     dtype: str = "bf16"
+
+
+def _file_line_col(location: SourceLocation) -> FileLineColLoc:
+    return FileLineColLoc(StringAttr(location.filename), IntAttr(location.line), IntAttr(location.column + 1))
 
 
 def is_runtime(value: object) -> bool:
@@ -322,6 +328,7 @@ class KernelBuilder:
             for tensor, tile_type in zip(self.tensors, self.tile_types)
         ]
         kernel_func = func.FuncOp(self.kernel.tree.name, (arg_types, []))
+        kernel_func.location = _file_line_col(self.kernel.location())
         kernel_func.attributes["ttcore.compute_config"] = _compute_config_attr(self.options)
         entry = kernel_func.body.block
         for arg, tensor in zip(entry.args, self.tensors):
@@ -340,6 +347,7 @@ class KernelBuilder:
             threads=[d2m.ThreadType(thread.kind) for thread in self.program.threads],
             thread_regions=regions,
         )
+        generic.location = kernel_func.location
         entry.add_op(generic)
         entry.add_op(func.ReturnOp())
         return ModuleOp([kernel_func])
@@ -508,6 +516,7 @@ class ThreadCompiler:
         self.block: IRBlock | None = None
         self.depth = 0  # nesting of scf regions (loops, run-time branches)
         self.outstanding: list[Acquisition] = []  # waits/reserves not yet popped/pushed
+        self.nodes: list[ast.AST] = []  # statements and expressions being compiled
 
     # ------------------------------------------------------------------ plumbing
 
@@ -520,7 +529,11 @@ class ThreadCompiler:
         return self.frame.source
 
     def emit(self, op: Operation) -> Operation:
+        """Appends `op` at the insertion point, located at the innermost statement or
+        expression being compiled (so later passes can name the kernel line)."""
         assert self.block is not None
+        if self.nodes:
+            op.location = _file_line_col(self.source.location(self.nodes[-1]))
         self.block.add_op(op)
         return op
 
@@ -575,6 +588,7 @@ class ThreadCompiler:
             self.statement(statement)
 
     def statement(self, node: ast.stmt) -> None:
+        self.nodes.append(node)
         try:
             self._statement(node)
         except DSLError as error:
@@ -583,6 +597,8 @@ class ThreadCompiler:
             raise
         except Exception as error:
             raise CompilerBug(f"{type(error).__name__}: {error}", self.source.location(node)) from error
+        finally:
+            self.nodes.pop()
 
     def _statement(self, node: ast.stmt) -> None:
         match node:
@@ -829,6 +845,7 @@ class ThreadCompiler:
     # ----------------------------------------------------------------- expressions
 
     def evaluate(self, node: ast.expr) -> object:
+        self.nodes.append(node)
         try:
             return self._evaluate(node)
         except DSLError as error:
@@ -837,6 +854,8 @@ class ThreadCompiler:
             raise
         except Exception as error:
             raise CompilerBug(f"{type(error).__name__}: {error}", self.source.location(node)) from error
+        finally:
+            self.nodes.pop()
 
     def _evaluate(self, node: ast.expr) -> object:
         match node:

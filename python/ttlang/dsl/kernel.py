@@ -26,7 +26,7 @@ from typing import Any
 
 from xdsl.dialects.builtin import ModuleOp
 
-from ttlang.dsl.diagnostics import CompilerBug, KernelError, definition_location
+from ttlang.dsl.diagnostics import CompilerBug, KernelError, SourceLocation, definition_location
 from ttlang.dsl.frontend import DATA_TYPES, build_module
 from ttlang.dsl.options import DEFAULT_DEVICE_GRID, KernelOptions, freeze
 from ttlang.target.program import ComputeConfig, MathFidelity
@@ -34,6 +34,20 @@ from ttlang.target.program import ComputeConfig, MathFidelity
 
 def _flag(name: str) -> bool:
     return os.environ.get(name, "") not in ("", "0", "false", "False")
+
+
+def _located_compile_error(error, kernel_location: SourceLocation) -> KernelError | CompilerBug:
+    """A pipeline failure as a kernel error (or compiler bug) at the kernel line the
+    failing op came from (the frontend locates every op it builds)."""
+    location = kernel_location
+    message = str(error)
+    if error.location:
+        filename, line, column = error.location.rsplit(":", 2)
+        location = SourceLocation(filename, int(line), int(column) - 1)
+        message = message.removeprefix(f"{error.location}: ")
+    if error.is_compiler_bug:
+        return CompilerBug(message, location)
+    return KernelError(message, location)
 
 
 class Kernel:
@@ -73,12 +87,12 @@ class Kernel:
         if initial_path:
             with open(initial_path, "w") as file:
                 file.write(f"{module}\n")
-        from ttlang.driver import compile_module  # the driver imports every pipeline stage
+        from ttlang.driver import CompileError, compile_module  # imports every stage
 
         try:
             artifact = compile_module(module, verbose_passes=_flag("TTLANG_VERBOSE_PASSES"))
-        except (KernelError, CompilerBug):
-            raise
+        except CompileError as error:
+            raise _located_compile_error(error, definition_location(self.function)) from None
         except Exception as error:
             bug = CompilerBug(f"{type(error).__name__}: {error}", definition_location(self.function))
             raise bug.with_traceback(None) from error

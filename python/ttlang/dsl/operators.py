@@ -25,7 +25,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from xdsl.dialects import linalg, tensor
+from xdsl.dialects import tensor
+from xdsl.dialects.linalg.attrs import IteratorType, IteratorTypeAttr
+from xdsl.dialects.linalg.ops import GenericOp, YieldOp
 from xdsl.dialects.builtin import AffineMapAttr, TensorType
 from xdsl.ir import Block as IRBlock
 from xdsl.ir import Operation, Region, SSAValue
@@ -171,7 +173,7 @@ def build_generic(
     inputs: Sequence[tuple[SSAValue, AffineMap]],
     result_shape: tuple[int, ...],
     result_map: AffineMap,
-    iterator_types: Sequence[linalg.IteratorType],
+    iterator_types: Sequence[IteratorType],
     tile_type: TileType,
     body: BodyBuilder,
 ) -> Block:
@@ -190,14 +192,14 @@ def build_generic(
         return op
 
     *input_tiles, output_tile = body_block.args
-    body_block.add_op(linalg.YieldOp(body(emit_in_body, input_tiles, output_tile)))
+    body_block.add_op(YieldOp(body(emit_in_body, input_tiles, output_tile)))
     generic = emit(
-        linalg.GenericOp(
+        GenericOp(
             inputs=[value for value, _ in inputs],
             outputs=[init.results[0]],
             body=Region(body_block),
             indexing_maps=[AffineMapAttr(m) for _, m in inputs] + [AffineMapAttr(result_map)],
-            iterator_types=[linalg.IteratorTypeAttr(kind) for kind in iterator_types],
+            iterator_types=[IteratorTypeAttr(kind) for kind in iterator_types],
             result_types=[result_type],
         )
     )
@@ -238,7 +240,7 @@ def elementwise(
         return combine(emit_body, body_operands)
 
     return build_generic(
-        emit, inputs, shape, identity, [linalg.IteratorType.PARALLEL] * len(shape), tile_type, body
+        emit, inputs, shape, identity, [IteratorType.PARALLEL] * len(shape), tile_type, body
     )
 
 
@@ -298,7 +300,7 @@ def transpose(emit: Emit, block: Block) -> Block:
         [(block.value, source_map)],
         shape,
         AffineMap.identity(rank),
-        [linalg.IteratorType.PARALLEL] * rank,
+        [IteratorType.PARALLEL] * rank,
         block.tile_type,
         lambda emit_body, tiles, _out: emit_body(d2m.TileTransposeOp(tiles[0])).results[0],
     )
@@ -334,7 +336,7 @@ def matmul(emit: Emit, lhs: Block, rhs: Block) -> Block:
         ],
         shape,
         AffineMap(rank + 1, 0, tuple(parallel)),
-        [linalg.IteratorType.PARALLEL] * rank + [linalg.IteratorType.REDUCTION],
+        [IteratorType.PARALLEL] * rank + [IteratorType.REDUCTION],
         tile_type,
         lambda emit_body, tiles, acc: emit_body(d2m.TileMatmulOp(tiles[0], tiles[1], acc)).results[0],
     )
@@ -353,7 +355,7 @@ def fill(emit: Emit, value: Scalar, shape: tuple[int, ...], tile_type: TileType)
         [],
         shape,
         AffineMap.identity(rank),
-        [linalg.IteratorType.PARALLEL] * rank,
+        [IteratorType.PARALLEL] * rank,
         tile_type,
         lambda emit_body, _tiles, _out: _fill_tile(emit_body, value, tile_type),
     )
@@ -373,7 +375,7 @@ def reduce(emit: Emit, method: str, block: Block) -> Block:
         AffineExpr.constant(0) if axis == reduced_axis else d for axis, d in enumerate(dims)
     )
     iterator_types = [
-        linalg.IteratorType.REDUCTION if axis == reduced_axis else linalg.IteratorType.PARALLEL
+        IteratorType.REDUCTION if axis == reduced_axis else IteratorType.PARALLEL
         for axis in range(rank)
     ]
     return build_generic(
