@@ -321,10 +321,14 @@ class _KernelBuilder:
             assert isinstance(op.value, IntegerAttr)
             self.values[op.result] = _i32(builder, op.value.value.data)
             return
-        new = op.clone(value_mapper=self.values)
-        for result in new.results:
-            if _is_index(result.type):
-                result.type = i32
+        if op.regions:
+            raise PassError(op, "has regions; kernels take arith ops without them.")
+        new = type(op).create(
+            operands=[self.value(operand) for operand in op.operands],
+            result_types=[i32 if _is_index(r.type) else r.type for r in op.results],
+            properties=dict(op.properties),
+            attributes=dict(op.attributes),
+        )
         builder.insert(new)
         for old, result in zip(op.results, new.results):
             self.values[old] = result

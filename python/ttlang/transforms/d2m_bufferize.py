@@ -31,8 +31,34 @@ After:
     linalg.generic {...} ins(%x : memref<...>) outs(%o : memref<...>) {recip}
     d2m.pop %tmp_cb
 
+A block carried by a loop (`scf.for` iter_args, e.g. `acc = acc + a @ b`) streams
+through a compute-local CB of two blocks: the init is stored into it before the loop;
+each iteration waits for the current value, reserves the next block, stores the
+yielded value there, pushes it and pops the old one; after the loop the result is
+waited for (and popped after its last use). This first step rewrites the loop on
+tensors, so that the generics producing the carried values then write straight into
+the CB like any stored value:
+
+    %acc = scf.for %k = ... iter_args(%a = %zeros) -> tensor<...> {
+      %p = linalg.generic ... ins(%x, %y) ... {tile_matmul}
+      %s = linalg.generic ... ins(%a, %p) ... {tile_add}
+      scf.yield %s
+    }
+
+becomes (before bufferization proper)
+
+    %carry_cb = d2m.local_cb : !d2m.cb<memref<...>>        // two blocks
+    %r0 = d2m.reserve %carry_cb ; <%zeros> ; d2m.store %r0, %zeros ; d2m.push %carry_cb
+    scf.for %k = ... {
+      %a = d2m.wait %carry_cb ; %r = d2m.reserve %carry_cb
+      ... %s = ...
+      d2m.store %r, %s ; d2m.push %carry_cb ; d2m.pop %carry_cb
+    }
+    %acc = d2m.wait %carry_cb ... d2m.pop %carry_cb (after the last use)
+
 Fails (PassError) on a generic whose init is not `tensor.empty` (accumulating into an
-existing value), on tensors carried by loops, and on generics with several outputs.
+existing value), on loops carrying both blocks and other values, and on generics with
+several outputs.
 """
 
 from __future__ import annotations
@@ -44,7 +70,7 @@ from xdsl.dialects import scf, tensor
 from xdsl.dialects.builtin import AffineMapAttr, MemRefType, ModuleOp, TensorType
 from xdsl.dialects.linalg import attrs as linalg_attrs
 from xdsl.dialects.linalg import ops as linalg
-from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineMap
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
@@ -55,6 +81,9 @@ from ttlang.transforms.diagnostics import PassError
 
 LOCAL_CB_BUFFERS = 1
 """A temporary is produced and consumed by the same thread, so one block suffices."""
+
+CARRY_CB_BUFFERS = 2
+"""A loop-carried block needs the current value and the next one at once."""
 
 
 def compute_regions(module: ModuleOp) -> list[Region]:
@@ -103,11 +132,6 @@ class _ComputeBufferizer:
             elif isinstance(op, d2m.StoreOp):
                 self._bufferize_store(op)
             elif isinstance(op, scf.ForOp):
-                if any(isinstance(arg.type, TensorType) for arg in op.iter_args):
-                    raise PassError(
-                        op, "carries a block across iterations; d2m-bufferize handles loop-carried "
-                        "values only as CB blocks, not as tensors."
-                    )
                 self.run(op.body.block)
             elif isinstance(op, scf.IfOp):
                 for region in op.regions:
@@ -116,6 +140,63 @@ class _ComputeBufferizer:
         for op in list(block.ops):
             if isinstance(op, tensor.EmptyOp) and not op.tensor.uses:
                 Rewriter.erase_op(op)
+
+    def stream_loop_carried_blocks(self, block: Block) -> None:
+        """Rewrites every loop of `block` (and nested ones) that carries tensors so that
+        they stream through CBs (see the module docstring)."""
+        for op in list(block.ops):
+            for region in op.regions:
+                for inner in region.blocks:
+                    self.stream_loop_carried_blocks(inner)
+            if isinstance(op, scf.ForOp) and op.iter_args:
+                self._stream_through_cbs(op)
+
+    def _stream_through_cbs(self, loop: scf.ForOp) -> None:
+        if not all(isinstance(arg.type, TensorType) for arg in loop.iter_args):
+            raise PassError(
+                loop, "carries values that are not blocks; d2m-bufferize streams only blocks "
+                "through loops."
+            )
+        block = loop.parent_block()
+        assert block is not None
+        body = loop.body.block
+        yield_op = body.last_op
+        assert isinstance(yield_op, scf.YieldOp)
+        cbs: list[SSAValue] = []
+        for init, carried, yielded in zip(loop.iter_args, body.args[1:], yield_op.operands):
+            local_cb = self._local_cb(carried.type, CARRY_CB_BUFFERS)
+            cb, cb_type = local_cb.result, local_cb.result.type
+            cbs.append(cb)
+            # Reserve before the init is computed, so that it is computed in place.
+            init_owner = init.owner
+            first = init_owner if isinstance(init_owner, Operation) and init_owner.parent_block() is block else loop
+            reserve = d2m.ReserveOp(cb, carried.type)
+            block.insert_op_before(reserve, first)
+            block.insert_ops_before([d2m.StoreOp(reserve.result, init), d2m.PushOp(cb)], loop)
+            # Each iteration: the current block in, the next block out.
+            current = d2m.WaitOp(cb, carried.type)
+            following = d2m.ReserveOp(cb, carried.type)
+            body.insert_ops_before([current, following], body.first_op)
+            carried.replace_all_uses_with(current.result)
+            body.insert_ops_before(
+                [d2m.StoreOp(following.result, yielded), d2m.PushOp(cb), d2m.PopOp(cb)], yield_op
+            )
+        for carried in list(body.args[1:]):
+            body.erase_arg(carried)
+        Rewriter.replace_op(yield_op, scf.YieldOp())
+        new_loop = scf.ForOp(loop.lb, loop.ub, loop.step, [], loop.detach_region(loop.body))
+        block.insert_op_before(new_loop, loop)
+        for result, cb in zip(loop.results, cbs):
+            final = d2m.WaitOp(cb, result.type)
+            block.insert_op_before(final, loop)
+            last_use = max(
+                (_ancestor_in_block(use.operation, block) for use in result.uses),
+                key=lambda user: block.get_operation_index(user),
+                default=final,
+            )
+            result.replace_all_uses_with(final.result)
+            block.insert_op_after(d2m.PopOp(cb), last_use)
+        Rewriter.erase_op(loop)
 
     def _bufferize_cb_block(self, op: d2m.WaitOp | d2m.ReserveOp) -> None:
         cb_type = op.cb.type
@@ -145,18 +226,9 @@ class _ComputeBufferizer:
             Rewriter.erase_op(store)
             self._replace_generic(op, destination)
             return
-        result_type = result.type
-        assert isinstance(result_type, TensorType)
-        cb_type = d2m.CBType(
-            MemRefType(
-                result_type.get_element_type(),
-                result_type.get_shape(),
-                memory_space=MemorySpaceAttr(MemorySpace.L1),
-            ),
-            LOCAL_CB_BUFFERS,
-        )
-        local_cb = d2m.LocalCBOp(cb_type)
-        self._declare(local_cb)
+        local_cb = self._local_cb(result.type, LOCAL_CB_BUFFERS)
+        cb_type = local_cb.result.type
+        assert isinstance(cb_type, d2m.CBType)
         reserve = d2m.ReserveOp(local_cb.result, cb_type.block)
         block.insert_op_before(reserve, op)
         new = self._replace_generic(op, reserve.result, keep_result=True)
@@ -209,6 +281,22 @@ class _ComputeBufferizer:
         op.parent_block().insert_op_before(copy_generic(op.value, op.dst), op)
         Rewriter.erase_op(op)
 
+    def _local_cb(self, block_type: Attribute, buffers: int) -> d2m.LocalCBOp:
+        """A new compute-local CB of `buffers` blocks shaped like the tensor type
+        `block_type`, declared at the region entry."""
+        assert isinstance(block_type, TensorType)
+        cb_type = d2m.CBType(
+            MemRefType(
+                block_type.get_element_type(),
+                block_type.get_shape(),
+                memory_space=MemorySpaceAttr(MemorySpace.L1),
+            ),
+            buffers,
+        )
+        local_cb = d2m.LocalCBOp(cb_type)
+        self._declare(local_cb)
+        return local_cb
+
     def _declare(self, local_cb: d2m.LocalCBOp) -> None:
         """Places `local_cb` at the region entry, after the local CBs declared so far."""
         if self.local_cbs == 0:
@@ -247,4 +335,5 @@ class D2MBufferize(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for region in compute_regions(op):
             bufferizer = _ComputeBufferizer(region.block)
+            bufferizer.stream_loop_carried_blocks(region.block)
             bufferizer.run(region.block)

@@ -303,7 +303,7 @@ class _Section:
 
     def _check_overwrite(self, value: SSAValue, op: Operation) -> None:
         """An op that computes in `value`'s slot may not destroy a DST value used again."""
-        if isinstance(self.locations[value], InDst) and len(value.uses) > 1:
+        if isinstance(self.locations[value], InDst) and value.uses.get_length() > 1:
             raise PassError(
                 op,
                 "overwrites its operand in DST, but the operand is used again; "
