@@ -17,7 +17,7 @@ verify raises `CompileError` with `is_compiler_bug` set.
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -82,27 +82,26 @@ class Artifact:
     stages: dict[str, str]  # stage name -> IR text after it, in pipeline order
     sources: dict[str, str]  # kernel name -> C++ source
     program: Program
-    last_report: Any = field(default=None, repr=False)
+    last_run: Any = field(default=None, repr=False)  # the runtime's RunResult
 
     @property
     def final_ir(self) -> str:
         return next(reversed(self.stages.values()))
 
-    def run(self, tensors: Sequence[Any]) -> Any:
-        """Runs the program on the default target with `tensors` (the kernel's tensors,
-        in order; outputs are written into theirs). Returns the runtime's result."""
+    def run(self, tensors: Sequence[Any] | Mapping[str, Any], target: str | None = None) -> Any:
+        """Runs the program with `tensors` (the kernel's tensors in order, or by name) on
+        `target` (default: $TTLANG_TARGET, else the emulator); outputs are written into
+        the given tensors. Returns the runtime's `RunResult`."""
         from ttlang.runtime import run_program
 
-        result = run_program(self.program, tensors)
-        self.last_report = result
-        return result
+        self.last_run = run_program(self.program, tensors, target)
+        return self.last_run
 
     def perf(self) -> Any:
-        """The timing report of the last `run` (runs nothing itself)."""
-        if self.last_report is None:
+        """The timing report (`ttlang.runtime.TimingReport`) of the last `run`."""
+        if self.last_run is None:
             raise RuntimeError("no timing report yet: call artifact.run(tensors) first")
-        report = getattr(self.last_report, "perf", None)
-        return report() if callable(report) else getattr(self.last_report, "report", self.last_report)
+        return self.last_run.report
 
 
 @dataclass(frozen=True)
