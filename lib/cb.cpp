@@ -1,0 +1,120 @@
+#include "cb.h"
+
+#include <algorithm>
+
+#include "cost_table.h"
+#include "errors.h"
+
+namespace ttemu {
+
+void CircularBuffer::configure(uint32_t id, uint32_t num_pages, uint32_t page_size, DataFormat format,
+                               uint8_t* base) {
+  id_ = id;
+  num_pages_ = num_pages;
+  page_size_ = page_size;
+  format_ = format;
+  base_ = base;
+}
+
+std::string CircularBuffer::prefix() const { return "cb " + std::to_string(id_) + ": "; }
+
+void CircularBuffer::wait_front(Scheduler& scheduler, uint32_t num_pages) {
+  if (num_pages > num_pages_)
+    fail(prefix() + "cb_wait_front(" + std::to_string(num_pages) + ") waits for more pages than the CB holds (" +
+         std::to_string(num_pages_) + ")");
+  scheduler.sync_point();
+  while (pages_filled() < num_pages) {
+    blocked_consumer_ = &scheduler.current();
+    scheduler.block([this, num_pages] {
+      return prefix() + "cb_wait_front wants " + std::to_string(num_pages) + " page(s), " +
+             std::to_string(pages_filled()) + " available";
+    });
+  }
+  waited_ = std::max(waited_, num_pages);
+  scheduler.advance(cost::kCbCall);
+}
+
+void CircularBuffer::reserve_back(Scheduler& scheduler, uint32_t num_pages) {
+  if (num_pages > num_pages_)
+    fail(prefix() + "cb_reserve_back(" + std::to_string(num_pages) + ") reserves more pages than the CB holds (" +
+         std::to_string(num_pages_) + ")");
+  scheduler.sync_point();
+  while (pages_free() < num_pages) {
+    blocked_producer_ = &scheduler.current();
+    scheduler.block([this, num_pages] {
+      return prefix() + "cb_reserve_back wants " + std::to_string(num_pages) + " free page(s), " +
+             std::to_string(pages_free()) + " free";
+    });
+  }
+  reserved_ = std::max(reserved_, num_pages);
+  scheduler.advance(cost::kCbCall);
+}
+
+void CircularBuffer::push_back(Scheduler& scheduler, uint32_t num_pages) {
+  scheduler.sync_point();
+  if (num_pages > pages_free())
+    fail(prefix() + "cb_push_back(" + std::to_string(num_pages) + ") pushes beyond the CB's capacity (" +
+         std::to_string(pages_free()) + " of " + std::to_string(num_pages_) + " pages free)");
+  if (num_pages > reserved_)
+    fail(prefix() + "cb_push_back(" + std::to_string(num_pages) + ") pushes pages that were not reserved (" +
+         std::to_string(reserved_) + " reserved)");
+  scheduler.advance(cost::kCbCall);
+  reserved_ -= num_pages;
+  pushed_ += num_pages;
+  write_page_ = (write_page_ + num_pages) % num_pages_;
+  packed_ = 0;
+  if (blocked_consumer_) {
+    Fiber* consumer = blocked_consumer_;
+    blocked_consumer_ = nullptr;
+    scheduler.wake(*consumer, scheduler.now());
+  }
+}
+
+void CircularBuffer::pop_front(Scheduler& scheduler, uint32_t num_pages) {
+  scheduler.sync_point();
+  if (num_pages > pages_filled())
+    fail(prefix() + "cb_pop_front(" + std::to_string(num_pages) + ") pops more pages than were pushed (" +
+         std::to_string(pages_filled()) + " available)");
+  if (num_pages > waited_)
+    fail(prefix() + "cb_pop_front(" + std::to_string(num_pages) + ") pops pages it did not wait for (waited for " +
+         std::to_string(waited_) + ")");
+  scheduler.advance(cost::kCbCall);
+  waited_ -= num_pages;
+  popped_ += num_pages;
+  read_page_ = (read_page_ + num_pages) % num_pages_;
+  if (blocked_producer_) {
+    Fiber* producer = blocked_producer_;
+    blocked_producer_ = nullptr;
+    scheduler.wake(*producer, scheduler.now());
+  }
+}
+
+uint8_t* CircularBuffer::front_page(uint32_t index, const char* call) const {
+  if (index >= waited_)
+    fail(prefix() + call + " reads tile " + std::to_string(index) + " but only " + std::to_string(waited_) +
+         " page(s) were waited for (cb_wait_front)");
+  if (read_page_ + index >= num_pages_)
+    fail(prefix() + call + " reads tile " + std::to_string(index) + " past the end of the CB's memory (front at page " +
+         std::to_string(read_page_) + " of " + std::to_string(num_pages_) +
+         "; make the CB a multiple of the block size)");
+  return page_address(read_page_ + index);
+}
+
+uint8_t* CircularBuffer::back_page(uint32_t index, const char* call) const {
+  if (index >= reserved_)
+    fail(prefix() + call + " writes tile " + std::to_string(index) + " but only " + std::to_string(reserved_) +
+         " page(s) were reserved (cb_reserve_back)");
+  if (write_page_ + index >= num_pages_)
+    fail(prefix() + call + " writes tile " + std::to_string(index) +
+         " past the end of the CB's memory (back at page " + std::to_string(write_page_) + " of " +
+         std::to_string(num_pages_) + "; make the CB a multiple of the block size)");
+  return page_address(write_page_ + index);
+}
+
+uint8_t* CircularBuffer::next_pack_page(const char* call) {
+  uint8_t* page = back_page(packed_, call);
+  ++packed_;
+  return page;
+}
+
+}  // namespace ttemu

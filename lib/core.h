@@ -1,0 +1,69 @@
+// One Tensix core: its L1, circular buffers, DST registers and kernel threads.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "cb.h"
+#include "dst.h"
+#include "scheduler.h"
+
+namespace ttemu {
+
+enum class ThreadKind { Reader = 0, Compute = 1, Writer = 2 };
+constexpr int kThreadsPerCore = 3;
+const char* thread_kind_name(ThreadKind kind);
+
+class Core;
+
+// One kernel running on one core (a RISC-V thread on hardware, a fiber here).
+struct KernelThread {
+  Core* core = nullptr;
+  ThreadKind kind = ThreadKind::Reader;
+  std::string kernel_name;
+  void (*entry)() = nullptr;
+  std::vector<uint32_t> runtime_args;
+  Fiber* fiber = nullptr;
+  uint64_t reads_done_at = 0;   // completion of the last outstanding NoC read
+  uint64_t writes_done_at = 0;  // completion of the last outstanding NoC write
+};
+
+class Core {
+ public:
+  static constexpr int kMaxCircularBuffers = 32;
+
+  Core(int row, int col, int index, uint8_t* l1) : row_(row), col_(col), index_(index), l1_(l1) {}
+
+  int row() const { return row_; }
+  int col() const { return col_; }
+  int index() const { return index_; }
+  uint8_t* l1() const { return l1_; }
+  DstRegisters& dst() { return dst_; }
+  CircularBuffer& cb(uint32_t id, const char* call);
+  std::array<CircularBuffer, kMaxCircularBuffers>& cbs() { return cbs_; }
+  std::vector<KernelThread>& threads() { return threads_; }
+  const std::vector<KernelThread>& threads() const { return threads_; }
+  uint64_t flops() const { return flops_; }
+  void add_flops(uint64_t flops) { flops_ += flops; }
+
+  // Threads blocked in noc_semaphore_wait; woken when a semaphore of this core changes.
+  std::vector<Fiber*>& semaphore_waiters() { return semaphore_waiters_; }
+  void wake_semaphore_waiters(Scheduler& scheduler, uint64_t time);
+
+  std::string label() const { return "core (" + std::to_string(row_) + "," + std::to_string(col_) + ")"; }
+
+ private:
+  int row_;
+  int col_;
+  int index_;
+  uint8_t* l1_;
+  std::array<CircularBuffer, kMaxCircularBuffers> cbs_;
+  DstRegisters dst_;
+  std::vector<KernelThread> threads_;
+  std::vector<Fiber*> semaphore_waiters_;
+  uint64_t flops_ = 0;
+};
+
+}  // namespace ttemu

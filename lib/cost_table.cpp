@@ -1,0 +1,33 @@
+#include "cost_table.h"
+
+namespace ttemu {
+
+int fidelity_phases(MathFidelity fidelity) {
+  switch (fidelity) {
+    case MathFidelity::LoFi: return 1;
+    case MathFidelity::HiFi2: return 2;
+    case MathFidelity::HiFi3: return 3;
+    case MathFidelity::HiFi4: return 4;
+  }
+  return 4;
+}
+
+const char* fidelity_name(MathFidelity fidelity) {
+  switch (fidelity) {
+    case MathFidelity::LoFi: return "LoFi";
+    case MathFidelity::HiFi2: return "HiFi2";
+    case MathFidelity::HiFi3: return "HiFi3";
+    case MathFidelity::HiFi4: return "HiFi4";
+  }
+  return "?";
+}
+
+uint64_t matmul_tile_cycles(MathFidelity fidelity) {
+  return cost::kMatmulTilePerPhase * static_cast<uint64_t>(fidelity_phases(fidelity));
+}
+
+double peak_flops_per_cycle(MathFidelity fidelity) {
+  return static_cast<double>(cost::kFlopsPerCycleLoFi) / fidelity_phases(fidelity);
+}
+
+}  // namespace ttemu

@@ -1,0 +1,92 @@
+// The emulated device: a grid of cores, interleaved DRAM, the NoC, and the scheduler
+// that runs every core's reader, compute and writer kernels.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core.h"
+#include "cost_table.h"
+#include "dram.h"
+#include "noc.h"
+#include "scheduler.h"
+
+namespace ttemu {
+
+struct DeviceConfig {
+  int rows = 8;  // the n150 compute grid (tensix.md)
+  int cols = 8;
+  MathFidelity math_fidelity = MathFidelity::HiFi2;
+  bool fp32_dest_acc_en = false;
+  bool math_approx_mode = false;
+  bool dst_full_sync_en = false;
+};
+
+struct KernelSpec {
+  std::string name;
+  ThreadKind kind;
+  void (*entry)();
+};
+
+class Device {
+ public:
+  // L1 per core: 1464 KiB (tensix.md). The low part is reserved for firmware, kernel
+  // binaries and semaphores (estimate: 100 KiB); CBs are allocated above it.
+  static constexpr uint32_t kL1Bytes = 1464 * 1024;
+  static constexpr uint32_t kL1ReservedBytes = 100 * 1024;
+  static constexpr uint32_t kSemaphoreOffset = 0x1000;
+  static constexpr uint32_t kSemaphoreStride = 16;
+  static constexpr uint32_t kMaxSemaphores = 32;
+  static constexpr uint32_t kCbAlignment = 32;
+
+  explicit Device(const DeviceConfig& config);
+  ~Device();
+  Device(const Device&) = delete;
+  Device& operator=(const Device&) = delete;
+
+  // ---- program setup ----
+  // CBs get the same L1 offset on every core; over-allocating L1 is an error.
+  void add_cb(uint32_t id, uint32_t num_pages, uint32_t page_size, DataFormat format);
+  void set_semaphores(const std::vector<uint32_t>& initial_values);
+  uint32_t add_buffer(const std::string& name, DataFormat format, uint32_t num_pages);
+  Dram& dram() { return dram_; }
+  void add_kernel(const KernelSpec& kernel);
+  void set_runtime_args(const std::string& kernel, int row, int col, std::vector<uint32_t> args);
+
+  // Runs every kernel on every core to completion; a deadlock is reported and fails.
+  void run();
+  std::string report_json() const;
+
+  // ---- used by the kernel API while running ----
+  static Device& active();
+  const DeviceConfig& config() const { return config_; }
+  Scheduler& scheduler() { return scheduler_; }
+  NocTiming& noc() { return noc_; }
+  KernelThread& thread();
+  Core& core_at_noc(uint32_t x, uint32_t y, const char* call);
+  int num_cores() const { return static_cast<int>(cores_.size()); }
+  Core& core(int index) { return *cores_[index]; }
+  // The core and offset of an L1 address handed out by get_write_ptr & co.
+  bool locate_l1(uint32_t address, int* core_index, uint32_t* offset) const;
+  uint32_t l1_address(const Core& core, uint32_t offset) const;
+  bool overlaps_semaphores(uint32_t offset, uint32_t size) const;
+
+ private:
+  std::string context_label() const;
+
+  DeviceConfig config_;
+  Scheduler scheduler_;
+  Dram dram_;
+  NocTiming noc_;
+  uint8_t* l1_region_ = nullptr;
+  size_t l1_region_bytes_ = 0;
+  std::vector<std::unique_ptr<Core>> cores_;
+  std::vector<KernelSpec> kernels_;
+  std::vector<std::vector<std::vector<uint32_t>>> runtime_args_;  // [kernel][core]
+  uint32_t next_cb_offset_ = kL1ReservedBytes;
+  uint32_t num_semaphores_ = 0;
+};
+
+}  // namespace ttemu

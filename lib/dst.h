@@ -1,0 +1,52 @@
+// The DST register file of one core and its sync protocol.
+//
+// Capacity follows ComputeConfig (16-bit DST: 16 tiles full sync / 8 half sync; 32-bit
+// DST with fp32_dest_acc_en: 8 / 4). Values are held as fp32 and rounded to bf16 on
+// every write when DST is 16-bit. The protocol is MATH: tile_regs_acquire, math,
+// tile_regs_commit; PACK: tile_regs_wait, pack_tile, tile_regs_release. Math outside
+// acquire..commit, pack outside wait..release, and indices beyond capacity are errors.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "numerics.h"
+
+namespace ttemu {
+
+class DstRegisters {
+ public:
+  enum class Phase { Released, Acquired, Committed, Waited };
+
+  void configure(bool fp32, bool full_sync);
+  int capacity() const { return capacity_; }
+  bool fp32() const { return fp32_; }
+  Phase phase() const { return phase_; }
+
+  void acquire();
+  void commit();
+  void wait();
+  void release();
+
+  // A tile the math side reads or writes (checks phase and index).
+  float* math_tile(uint32_t index, const char* call);
+  // A tile the pack side reads (checks phase and index).
+  const float* pack_tile(uint32_t index, const char* call);
+  // Round a freshly written tile to DST's format and mark it written.
+  void store(uint32_t index);
+  // Whether the tile was written since tile_regs_acquire (reduce MAX starts from it).
+  bool written(uint32_t index) const { return written_[index]; }
+
+ private:
+  void check_index(uint32_t index, const char* call) const;
+  const char* describe_mode() const;
+
+  int capacity_ = 8;
+  bool fp32_ = false;
+  bool full_sync_ = false;
+  Phase phase_ = Phase::Released;
+  std::vector<float> values_;
+  std::vector<bool> written_;
+};
+
+}  // namespace ttemu

@@ -1,0 +1,480 @@
+// The kernel API (include/ttemu/kernel_bridge.h) on the running device: each call finds
+// the calling core and thread, checks the call, performs it and charges its cost.
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "cost_table.h"
+#include "device.h"
+#include "errors.h"
+#include "numerics.h"
+#include "tile_math.h"
+#include "ttemu/kernel_bridge.h"
+
+namespace ttemu {
+
+namespace {
+
+Device& device() { return Device::active(); }
+Scheduler& scheduler() { return Device::active().scheduler(); }
+
+// The calling compute thread's core; compute calls from a data-movement kernel fail.
+Core& compute_core(const char* call) {
+  KernelThread& thread = device().thread();
+  if (thread.kind != ThreadKind::Compute)
+    fail(std::string(call) + " is a compute API call, made from a data-movement kernel");
+  return *thread.core;
+}
+
+// A CB page as row-major fp32 in `scratch`.
+const float* unpack_front(Core& core, uint32_t cb_id, uint32_t tile, const char* call, float* scratch) {
+  CircularBuffer& cb = core.cb(cb_id, call);
+  unpack_tile(cb.front_page(tile, call), cb.format(), scratch);
+  return scratch;
+}
+
+std::string hex(uint64_t value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(value));
+  return text;
+}
+
+// The offset in the calling core's L1 of a local address range, or an error.
+uint32_t local_l1_offset(uint32_t address, uint32_t size, const char* call, const char* role) {
+  int core_index;
+  uint32_t offset;
+  Core& self = *device().thread().core;
+  if (!device().locate_l1(address, &core_index, &offset) || core_index != self.index())
+    fail(std::string(call) + ": " + role + " address " + hex(address) + " is not in this core's L1");
+  if (static_cast<uint64_t>(offset) + size > Device::kL1Bytes)
+    fail(std::string(call) + ": " + role + " range " + hex(address) + " + " + std::to_string(size) +
+         " bytes runs past the end of L1");
+  return offset;
+}
+
+uint8_t* remote_l1(Core& core, uint32_t offset, uint32_t size, const char* call) {
+  if (static_cast<uint64_t>(offset) + size > Device::kL1Bytes)
+    fail(std::string(call) + ": L1 offset " + hex(offset) + " + " + std::to_string(size) + " bytes on " +
+         core.label() + " runs past the end of L1");
+  return core.l1() + offset;
+}
+
+uint32_t hops_between(const Core& a, const Core& b) {
+  return static_cast<uint32_t>(std::abs(a.row() - b.row()) + std::abs(a.col() - b.col()));
+}
+
+// The cores of a multicast rectangle, excluding the sender unless include_self.
+std::vector<Core*> multicast_targets(const NocAddress& target, bool include_self, uint32_t num_dests,
+                                     const char* call) {
+  if (target.kind != NocAddress::Kind::Multicast)
+    fail(std::string(call) + ": destination is not a multicast address (use get_noc_multicast_addr)");
+  if (target.x > target.x_end || target.y > target.y_end)
+    fail(std::string(call) + ": multicast rectangle start must not exceed its end");
+  Core& self = *device().thread().core;
+  std::vector<Core*> cores;
+  for (uint32_t y = target.y; y <= target.y_end; ++y)
+    for (uint32_t x = target.x; x <= target.x_end; ++x) {
+      Core& core = device().core_at_noc(x, y, call);
+      if (&core != &self || include_self) cores.push_back(&core);
+    }
+  if (cores.size() != num_dests)
+    fail(std::string(call) + ": num_dests is " + std::to_string(num_dests) + " but the rectangle holds " +
+         std::to_string(cores.size()) + " destination core(s)");
+  return cores;
+}
+
+// Runs `action` when a message sent now over `hops` arrives, then wakes the target's
+// semaphore waiters.
+void deliver_to_semaphore(Core& target, uint32_t hops, std::function<void()> action) {
+  uint64_t arrival = scheduler().now() + NocTiming::message_latency(hops);
+  Core* core = &target;
+  scheduler().schedule(arrival, [core, arrival, action = std::move(action)] {
+    action();
+    core->wake_semaphore_waiters(Device::active().scheduler(), arrival);
+  });
+}
+
+}  // namespace
+
+// ---- arguments ----------------------------------------------------------------------
+uint32_t runtime_arg(uint32_t index) {
+  KernelThread& thread = device().thread();
+  if (index >= thread.runtime_args.size())
+    fail("get_arg_val(" + std::to_string(index) + "): the kernel has " + std::to_string(thread.runtime_args.size()) +
+         " runtime arg(s) on this core");
+  return thread.runtime_args[index];
+}
+
+uint32_t common_runtime_arg(uint32_t index) {
+  fail("get_common_arg_val(" + std::to_string(index) + "): common runtime args are not part of the program descriptor");
+}
+
+// ---- circular buffers ------------------------------------------------------------------
+void cb_wait_front(uint32_t cb, uint32_t num_pages) {
+  device().thread().core->cb(cb, "cb_wait_front").wait_front(scheduler(), num_pages);
+}
+void cb_pop_front(uint32_t cb, uint32_t num_pages) {
+  device().thread().core->cb(cb, "cb_pop_front").pop_front(scheduler(), num_pages);
+}
+void cb_reserve_back(uint32_t cb, uint32_t num_pages) {
+  device().thread().core->cb(cb, "cb_reserve_back").reserve_back(scheduler(), num_pages);
+}
+void cb_push_back(uint32_t cb, uint32_t num_pages) {
+  device().thread().core->cb(cb, "cb_push_back").push_back(scheduler(), num_pages);
+}
+bool cb_pages_available_at_front(uint32_t cb, uint32_t num_pages) {
+  scheduler().sync_point();
+  scheduler().advance(cost::kCbCall);
+  return device().thread().core->cb(cb, "cb_pages_available_at_front").pages_filled() >= num_pages;
+}
+bool cb_pages_reservable_at_back(uint32_t cb, uint32_t num_pages) {
+  scheduler().sync_point();
+  scheduler().advance(cost::kCbCall);
+  return device().thread().core->cb(cb, "cb_pages_reservable_at_back").pages_free() >= num_pages;
+}
+uint32_t cb_read_ptr(uint32_t cb) {
+  return static_cast<uint32_t>(reinterpret_cast<uintptr_t>(device().thread().core->cb(cb, "get_read_ptr").read_ptr()));
+}
+uint32_t cb_write_ptr(uint32_t cb) {
+  return static_cast<uint32_t>(
+      reinterpret_cast<uintptr_t>(device().thread().core->cb(cb, "get_write_ptr").write_ptr()));
+}
+uint32_t cb_page_size(uint32_t cb) { return device().thread().core->cb(cb, "get_tile_size").page_size(); }
+DataFormat cb_data_format(uint32_t cb) { return device().thread().core->cb(cb, "get_dataformat").format(); }
+
+// ---- compute: DST protocol ----------------------------------------------------------------
+void tile_regs_acquire() {
+  compute_core("tile_regs_acquire").dst().acquire();
+  scheduler().advance(cost::kTileRegsSync);
+}
+void tile_regs_commit() {
+  compute_core("tile_regs_commit").dst().commit();
+  scheduler().advance(cost::kTileRegsSync);
+}
+void tile_regs_wait() {
+  compute_core("tile_regs_wait").dst().wait();
+  scheduler().advance(cost::kTileRegsSync);
+}
+void tile_regs_release() {
+  compute_core("tile_regs_release").dst().release();
+  scheduler().advance(cost::kTileRegsSync);
+}
+
+void init(InitKind kind) {
+  (void)kind;
+  compute_core("an *_init call");
+  scheduler().advance(cost::kInit);
+}
+
+// ---- compute: math ---------------------------------------------------------------------
+void copy_tile(uint32_t cb, uint32_t tile, uint32_t dst) {
+  Core& core = compute_core("copy_tile");
+  float* out = core.dst().math_tile(dst, "copy_tile");
+  CircularBuffer& in = core.cb(cb, "copy_tile");
+  unpack_tile(in.front_page(tile, "copy_tile"), in.format(), out);
+  core.dst().store(dst);
+  scheduler().advance(cost::kCopyTile);
+}
+
+void pack_tile(uint32_t dst, uint32_t cb, uint32_t out_tile, bool out_of_order) {
+  Core& core = compute_core("pack_tile");
+  const float* values = core.dst().pack_tile(dst, "pack_tile");
+  CircularBuffer& out = core.cb(cb, "pack_tile");
+  uint8_t* page = out_of_order ? out.back_page(out_tile, "pack_tile") : out.next_pack_page("pack_tile");
+  pack_tile_page(values, out.format(), page);
+  scheduler().advance((out.page_size() + cost::kPackBytesPerCycle - 1) / cost::kPackBytesPerCycle);
+}
+
+void matmul_tiles(uint32_t cb0, uint32_t cb1, uint32_t tile0, uint32_t tile1, uint32_t dst, bool transpose_b) {
+  Core& core = compute_core("matmul_tiles");
+  float* out = core.dst().math_tile(dst, "matmul_tiles");
+  alignas(64) float a[kTileElements], b[kTileElements], product[kTileElements];
+  unpack_front(core, cb0, tile0, "matmul_tiles", a);
+  unpack_front(core, cb1, tile1, "matmul_tiles", b);
+  matmul_tile(a, b, transpose_b, product);
+  accumulate_tile(product, out);
+  core.dst().store(dst);
+  core.add_flops(2ull * kTileRows * kTileCols * kTileCols);
+  scheduler().advance(matmul_tile_cycles(device().config().math_fidelity));
+}
+
+void reduce_tile(ReducePool pool, ReduceAxis axis, uint32_t cb, uint32_t cb_scaler, uint32_t tile,
+                 uint32_t tile_scaler, uint32_t dst) {
+  Core& core = compute_core("reduce_tile");
+  float* out = core.dst().math_tile(dst, "reduce_tile");
+  alignas(64) float a[kTileElements], scaler[kTileElements];
+  unpack_front(core, cb, tile, "reduce_tile", a);
+  unpack_front(core, cb_scaler, tile_scaler, "reduce_tile", scaler);
+  // The scaler is element [0][0] of the scaler tile (see docs/emulator.md).
+  ttemu::reduce_tile(pool, axis, a, scaler[0], core.dst().written(dst), out);
+  core.dst().store(dst);
+  scheduler().advance(cost::kReduceTile);
+}
+
+void binary_tiles(BinaryOp op, Broadcast bcast, uint32_t cb0, uint32_t cb1, uint32_t tile0, uint32_t tile1,
+                  uint32_t dst, bool accumulate) {
+  const char* call = bcast == Broadcast::None ? "add/sub/mul_tiles" : "*_tiles_bcast";
+  Core& core = compute_core(call);
+  float* out = core.dst().math_tile(dst, call);
+  alignas(64) float a[kTileElements], b[kTileElements];
+  unpack_front(core, cb0, tile0, call, a);
+  unpack_front(core, cb1, tile1, call, b);
+  binary_tile(op, bcast, a, b, accumulate, out);
+  core.dst().store(dst);
+  int phases = op == BinaryOp::Mul ? fidelity_phases(device().config().math_fidelity) : 1;
+  scheduler().advance(op == BinaryOp::Mul ? cost::kEltwiseMulTilePerPhase * phases : cost::kEltwiseAddTile);
+}
+
+void binary_dest_reuse_tiles(BinaryOp op, DestReuse reuse, uint32_t cb, uint32_t tile, uint32_t dst) {
+  const char* call = "binary_dest_reuse_tiles";
+  Core& core = compute_core(call);
+  if (reuse == DestReuse::None) fail("binary_dest_reuse_tiles needs DEST_TO_SRCA or DEST_TO_SRCB");
+  float* out = core.dst().math_tile(dst, call);
+  alignas(64) float operand[kTileElements], held[kTileElements];
+  unpack_front(core, cb, tile, call, operand);
+  std::memcpy(held, out, sizeof held);
+  if (reuse == DestReuse::DestToSrcA)
+    binary_tile(op, Broadcast::None, held, operand, false, out);
+  else
+    binary_tile(op, Broadcast::None, operand, held, false, out);
+  core.dst().store(dst);
+  int phases = op == BinaryOp::Mul ? fidelity_phases(device().config().math_fidelity) : 1;
+  scheduler().advance(op == BinaryOp::Mul ? cost::kEltwiseMulTilePerPhase * phases : cost::kEltwiseAddTile);
+}
+
+void unary_bcast(Broadcast bcast, uint32_t cb, uint32_t tile, uint32_t dst) {
+  Core& core = compute_core("unary_bcast");
+  float* out = core.dst().math_tile(dst, "unary_bcast");
+  alignas(64) float in[kTileElements];
+  unpack_front(core, cb, tile, "unary_bcast", in);
+  broadcast_tile(bcast, in, out);
+  core.dst().store(dst);
+  scheduler().advance(cost::kUnaryBcastTile);
+}
+
+void transpose_wh_tile(uint32_t cb, uint32_t tile, uint32_t dst) {
+  Core& core = compute_core("transpose_wh_tile");
+  float* out = core.dst().math_tile(dst, "transpose_wh_tile");
+  alignas(64) float in[kTileElements];
+  unpack_front(core, cb, tile, "transpose_wh_tile", in);
+  transpose_tile(in, out);
+  core.dst().store(dst);
+  scheduler().advance(cost::kTransposeTile);
+}
+
+void sfpu_unary(SfpuUnary op, uint32_t dst, float param, bool approx) {
+  Core& core = compute_core("SFPU op");
+  float* values = core.dst().math_tile(dst, "SFPU op");
+  bool approximate = approx || device().config().math_approx_mode;
+  sfpu_unary_tile(op, param, approximate, values);
+  core.dst().store(dst);
+  uint64_t cycles = cost::kSfpuSimpleTile;
+  if (op == SfpuUnary::Exp) cycles = approximate ? cost::kExpApproxTile : cost::kExpTile;
+  if (op == SfpuUnary::Recip || op == SfpuUnary::DivScalar) cycles = cost::kRecipTile;
+  if (op == SfpuUnary::Sqrt || op == SfpuUnary::Rsqrt) cycles = cost::kSqrtTile;
+  scheduler().advance(cycles);
+}
+
+void sfpu_binary(SfpuBinary op, uint32_t dst0, uint32_t dst1, uint32_t out) {
+  Core& core = compute_core("SFPU binary op");
+  const float* a = core.dst().math_tile(dst0, "SFPU binary op");
+  const float* b = core.dst().math_tile(dst1, "SFPU binary op");
+  float* result = core.dst().math_tile(out, "SFPU binary op");
+  sfpu_binary_tile(op, a, b, result);
+  core.dst().store(out);
+  scheduler().advance(op == SfpuBinary::Div ? cost::kSfpuDivTile : cost::kSfpuSimpleTile);
+}
+
+void fill_tile(uint32_t dst, float value) {
+  Core& core = compute_core("fill_tile");
+  float* values = core.dst().math_tile(dst, "fill_tile");
+  std::fill(values, values + kTileElements, value);
+  core.dst().store(dst);
+  scheduler().advance(cost::kSfpuSimpleTile);
+}
+
+// ---- data movement: addresses ------------------------------------------------------------
+uint8_t my_noc_x() { return static_cast<uint8_t>(device().thread().core->col()); }
+uint8_t my_noc_y() { return static_cast<uint8_t>(device().thread().core->row()); }
+
+namespace {
+// Core NoC addresses carry L1 offsets; a kernel passes the address it got from
+// get_write_ptr/get_semaphore (its own L1), which is the same offset on every core.
+uint32_t l1_offset_of(uint32_t address, const char* call) {
+  int core_index;
+  uint32_t offset;
+  if (!device().locate_l1(address, &core_index, &offset))
+    fail(std::string(call) + ": " + hex(address) + " is not an L1 address (use get_write_ptr/get_read_ptr/get_semaphore)");
+  return offset;
+}
+}  // namespace
+
+uint64_t core_noc_addr(uint32_t x, uint32_t y, uint32_t l1_addr) {
+  device().core_at_noc(x, y, "get_noc_addr");
+  return encode_core_address(x, y, l1_offset_of(l1_addr, "get_noc_addr"));
+}
+
+uint64_t local_noc_addr(uint32_t l1_addr) {
+  Core& self = *device().thread().core;
+  return encode_core_address(self.col(), self.row(), l1_offset_of(l1_addr, "get_noc_addr"));
+}
+
+uint64_t multicast_noc_addr(uint32_t x_start, uint32_t y_start, uint32_t x_end, uint32_t y_end, uint32_t l1_addr) {
+  return encode_multicast_address(x_start, y_start, x_end, y_end, l1_offset_of(l1_addr, "get_noc_multicast_addr"));
+}
+
+uint64_t dram_page_noc_addr(uint32_t bank_base_address, uint32_t page_id, uint32_t page_size, uint32_t offset) {
+  uint32_t bank = page_id % Dram::kBanks;
+  uint64_t address = bank_base_address + static_cast<uint64_t>(page_id / Dram::kBanks) * page_size + offset;
+  if (address > 0xffffffffull) fail("DRAM page " + std::to_string(page_id) + " lies beyond the 32-bit bank address space");
+  return encode_dram_address(bank, static_cast<uint32_t>(address));
+}
+
+// ---- data movement: transfers ---------------------------------------------------------------
+void noc_read(uint64_t src_noc_addr, uint32_t dst_l1_addr, uint32_t size) {
+  const char* call = "noc_async_read";
+  scheduler().sync_point();
+  KernelThread& thread = device().thread();
+  uint8_t* destination = thread.core->l1() + local_l1_offset(dst_l1_addr, size, call, "destination");
+  NocAddress source = decode_noc_address(src_noc_addr);
+  uint64_t now = scheduler().now();
+  uint64_t done = now;
+  if (source.kind == NocAddress::Kind::Dram) {
+    device().dram().read(static_cast<int>(source.bank), source.address, destination, size);
+    done = device().noc().dram_read(thread.core->index(), source.bank, size, now);
+  } else if (source.kind == NocAddress::Kind::Core) {
+    Core& from = device().core_at_noc(source.x, source.y, call);
+    std::memmove(destination, remote_l1(from, source.address, size, call), size);
+    done = device().noc().core_read(thread.core->index(), hops_between(from, *thread.core), size, now);
+  } else {
+    fail(std::string(call) + ": source " + hex(src_noc_addr) + " is not a core or DRAM NoC address");
+  }
+  thread.reads_done_at = std::max(thread.reads_done_at, done);
+  scheduler().advance(cost::kNocIssue);
+}
+
+void noc_write(uint32_t src_l1_addr, uint64_t dst_noc_addr, uint32_t size) {
+  const char* call = "noc_async_write";
+  scheduler().sync_point();
+  KernelThread& thread = device().thread();
+  const uint8_t* source = thread.core->l1() + local_l1_offset(src_l1_addr, size, call, "source");
+  NocAddress target = decode_noc_address(dst_noc_addr);
+  uint64_t now = scheduler().now();
+  uint64_t done = now;
+  if (target.kind == NocAddress::Kind::Dram) {
+    device().dram().write(static_cast<int>(target.bank), target.address, source, size);
+    done = device().noc().dram_write(thread.core->index(), target.bank, size, now);
+  } else if (target.kind == NocAddress::Kind::Core) {
+    Core& to = device().core_at_noc(target.x, target.y, call);
+    uint32_t hops = hops_between(to, *thread.core);
+    std::memmove(remote_l1(to, target.address, size, call), source, size);
+    done = device().noc().core_write(thread.core->index(), hops, size, now);
+    if (device().overlaps_semaphores(target.address, size)) deliver_to_semaphore(to, hops, [] {});
+  } else {
+    fail(std::string(call) + ": destination " + hex(dst_noc_addr) +
+         " is not a core or DRAM NoC address (multicast needs noc_async_write_multicast)");
+  }
+  thread.writes_done_at = std::max(thread.writes_done_at, done);
+  scheduler().advance(cost::kNocIssue);
+}
+
+void noc_write_multicast(uint32_t src_l1_addr, uint64_t dst_mcast_addr, uint32_t size, uint32_t num_dests,
+                         bool include_self) {
+  const char* call = "noc_async_write_multicast";
+  scheduler().sync_point();
+  KernelThread& thread = device().thread();
+  const uint8_t* source = thread.core->l1() + local_l1_offset(src_l1_addr, size, call, "source");
+  NocAddress target = decode_noc_address(dst_mcast_addr);
+  uint32_t farthest = 0;
+  for (Core* core : multicast_targets(target, include_self, num_dests, call)) {
+    std::memmove(remote_l1(*core, target.address, size, call), source, size);
+    farthest = std::max(farthest, hops_between(*core, *thread.core));
+    if (device().overlaps_semaphores(target.address, size))
+      deliver_to_semaphore(*core, hops_between(*core, *thread.core), [] {});
+  }
+  uint64_t done = device().noc().core_write(thread.core->index(), farthest, size, scheduler().now());
+  thread.writes_done_at = std::max(thread.writes_done_at, done);
+  scheduler().advance(cost::kNocIssue);
+}
+
+void noc_read_barrier() {
+  KernelThread& thread = device().thread();
+  scheduler().wait_until(thread.reads_done_at);
+}
+
+void noc_write_barrier() {
+  KernelThread& thread = device().thread();
+  scheduler().wait_until(thread.writes_done_at);
+}
+
+// ---- semaphores ---------------------------------------------------------------------------
+uint32_t semaphore_addr(uint32_t id) {
+  if (id >= Device::kMaxSemaphores) fail("get_semaphore(" + std::to_string(id) + "): no such semaphore");
+  Core& self = *device().thread().core;
+  return device().l1_address(self, Device::kSemaphoreOffset + id * Device::kSemaphoreStride);
+}
+
+void semaphore_wait(volatile uint32_t* addr, uint32_t value, bool at_least) {
+  scheduler().sync_point();
+  Core& self = *device().thread().core;
+  auto satisfied = [&] { return at_least ? *addr >= value : *addr == value; };
+  while (!satisfied()) {
+    self.semaphore_waiters().push_back(&scheduler().current());
+    scheduler().block([addr, value, at_least] {
+      return std::string("noc_semaphore_wait") + (at_least ? "_min" : "") + " at " +
+             hex(reinterpret_cast<uintptr_t>(addr)) + " wants " + (at_least ? ">= " : "== ") + std::to_string(value) +
+             ", value is " + std::to_string(*addr);
+    });
+  }
+  scheduler().advance(cost::kSemaphoreCall);
+}
+
+void semaphore_set(volatile uint32_t* addr, uint32_t value) {
+  scheduler().sync_point();
+  *addr = value;
+  device().thread().core->wake_semaphore_waiters(scheduler(), scheduler().now());
+  scheduler().advance(cost::kSemaphoreCall);
+}
+
+void semaphore_inc(uint64_t noc_addr, uint32_t increment) {
+  const char* call = "noc_semaphore_inc";
+  scheduler().sync_point();
+  NocAddress target = decode_noc_address(noc_addr);
+  if (target.kind != NocAddress::Kind::Core) fail(std::string(call) + ": target is not a core NoC address");
+  Core& to = device().core_at_noc(target.x, target.y, call);
+  auto* word = reinterpret_cast<uint32_t*>(remote_l1(to, target.address, 4, call));
+  uint32_t hops = hops_between(to, *device().thread().core);
+  deliver_to_semaphore(to, hops, [word, increment] { *word += increment; });
+  scheduler().advance(cost::kNocIssue);
+}
+
+void semaphore_set_remote(uint32_t src_l1_addr, uint64_t dst_noc_addr) {
+  const char* call = "noc_semaphore_set_remote";
+  scheduler().sync_point();
+  KernelThread& thread = device().thread();
+  uint32_t value;
+  std::memcpy(&value, thread.core->l1() + local_l1_offset(src_l1_addr, 4, call, "source"), 4);
+  NocAddress target = decode_noc_address(dst_noc_addr);
+  if (target.kind != NocAddress::Kind::Core) fail(std::string(call) + ": target is not a core NoC address");
+  Core& to = device().core_at_noc(target.x, target.y, call);
+  auto* word = reinterpret_cast<uint32_t*>(remote_l1(to, target.address, 4, call));
+  deliver_to_semaphore(to, hops_between(to, *thread.core), [word, value] { *word = value; });
+  scheduler().advance(cost::kNocIssue);
+}
+
+void semaphore_set_multicast(uint32_t src_l1_addr, uint64_t dst_mcast_addr, uint32_t num_dests, bool include_self) {
+  const char* call = "noc_semaphore_set_multicast";
+  scheduler().sync_point();
+  KernelThread& thread = device().thread();
+  uint32_t value;
+  std::memcpy(&value, thread.core->l1() + local_l1_offset(src_l1_addr, 4, call, "source"), 4);
+  NocAddress target = decode_noc_address(dst_mcast_addr);
+  for (Core* core : multicast_targets(target, include_self, num_dests, call)) {
+    auto* word = reinterpret_cast<uint32_t*>(remote_l1(*core, target.address, 4, call));
+    deliver_to_semaphore(*core, hops_between(*core, *thread.core), [word, value] { *word = value; });
+  }
+  scheduler().advance(cost::kNocIssue);
+}
+
+}  // namespace ttemu

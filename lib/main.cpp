@@ -1,0 +1,19 @@
+// ttemu-run <work dir>: runs one program on the emulated device (see program_loader.h).
+#include <chrono>
+#include <cstdio>
+
+#include "errors.h"
+#include "program_loader.h"
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    std::fprintf(stderr, "usage: ttemu-run <work dir>\n");
+    return ttemu::kExitSetupError;
+  }
+  std::unique_ptr<ttemu::Device> device = ttemu::load_program(argv[1]);
+  auto start = std::chrono::steady_clock::now();
+  device->run();
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ttemu::save_results(*device, argv[1], seconds);
+  return 0;
+}

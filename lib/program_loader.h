@@ -1,0 +1,26 @@
+// Loading a program description written by the Python launcher (ttlang.runtime):
+// a text file, one directive per line, in a work directory:
+//   grid <rows> <cols>
+//   compute_config <LoFi|HiFi2|HiFi3|HiFi4> <fp32_dest_acc_en> <math_approx_mode> <dst_full_sync_en>
+//   cb <id> <num_pages> <page_size> <bf16|fp32>
+//   buffer <index> <name> <bf16|fp32> <num_pages> <is_input> <is_output>
+//   semaphores <initial value>...
+//   kernel <name> <reader|compute|writer> <path of the kernel's shared object>
+//   args <kernel> <row> <col> <arg>...        (an arg is a uint32 or @<buffer name>)
+// Input buffer <index> is read from buffer<index>.in (tile pages, hardware layout);
+// outputs are written to buffer<index>.out, and the timing report to report.json.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "device.h"
+
+namespace ttemu {
+
+// Builds a device from <work_dir>/program.txt, loads its kernels and input buffers.
+std::unique_ptr<Device> load_program(const std::string& work_dir);
+// Writes output buffers and report.json (with the host seconds the run took).
+void save_results(Device& device, const std::string& work_dir, double host_seconds);
+
+}  // namespace ttemu

@@ -1,0 +1,106 @@
+"""The emulator target: run a Program on the C++ Tensix emulator in a subprocess.
+
+The runtime executable and the kernels are built by `toolchain` (cached). A run
+exchanges files with the emulator in a temporary directory (program.txt, tile pages
+of every DRAM buffer, report.json; see lib/program_loader.h). A kernel that crashes
+or hangs ends the subprocess, never this process: it comes back as EmulatorError.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import tempfile
+from pathlib import Path
+
+import torch
+
+from ttlang.runtime import tiles, toolchain
+from ttlang.runtime.errors import EmulatorError
+from ttlang.runtime.report import TimingReport
+from ttlang.target.program import BufferAddress, Program
+
+DEFAULT_TIMEOUT_S = 600.0
+
+
+def run(program: Program, tensors: dict[str, torch.Tensor], timeout_s: float | None = None):
+    """Runs `program`; returns (outputs by buffer name, TimingReport)."""
+    _check_program(program, tensors)
+    executable = toolchain.runtime_executable()
+    libraries = toolchain.kernel_libraries(program.kernels, program.compute_config.math_approx_mode)
+    timeout = timeout_s or float(os.environ.get("TTLANG_EMULATOR_TIMEOUT", DEFAULT_TIMEOUT_S))
+    with tempfile.TemporaryDirectory(prefix="ttemu-") as work_dir:
+        work = Path(work_dir)
+        (work / "program.txt").write_text(_program_text(program, libraries))
+        for index, buffer in enumerate(program.buffers):
+            if buffer.is_input:
+                (work / f"buffer{index}.in").write_bytes(tiles.to_page_bytes(tensors[buffer.name], buffer))
+        _run_subprocess(executable, work, timeout)
+        outputs = {
+            buffer.name: tiles.from_page_bytes((work / f"buffer{index}.out").read_bytes(), buffer)
+            for index, buffer in enumerate(program.buffers)
+            if buffer.is_output
+        }
+        report = TimingReport.from_json((work / "report.json").read_text())
+    return outputs, report
+
+
+def _check_program(program: Program, tensors: dict[str, torch.Tensor]) -> None:
+    kinds = [k.kind for k in program.kernels]
+    for kind in set(kinds):
+        if kinds.count(kind) > 1:
+            raise EmulatorError(f"the program has {kinds.count(kind)} {kind} kernels; a core runs one of each kind")
+    for buffer in program.buffers:
+        if buffer.is_input and buffer.name not in tensors:
+            raise EmulatorError(f"no tensor given for input buffer '{buffer.name}'")
+        if buffer.name in tensors and tuple(tensors[buffer.name].shape) != tuple(buffer.shape):
+            raise EmulatorError(
+                f"tensor for buffer '{buffer.name}' has shape {tuple(tensors[buffer.name].shape)}, "
+                f"the program expects {tuple(buffer.shape)}"
+            )
+        *_, rows, cols = buffer.shape
+        if rows % 32 or cols % 32:
+            raise EmulatorError(f"buffer '{buffer.name}' shape {tuple(buffer.shape)}: last two dims must be multiples of 32")
+        if any(c.isspace() for c in buffer.name):
+            raise EmulatorError(f"buffer name '{buffer.name}' must not contain spaces")
+
+
+def _program_text(program: Program, libraries: list[Path]) -> str:
+    config = program.compute_config
+    lines = [
+        f"grid {program.grid[0]} {program.grid[1]}",
+        f"compute_config {config.math_fidelity} {int(config.fp32_dest_acc_en)} "
+        f"{int(config.math_approx_mode)} {int(config.dst_full_sync_en)}",
+    ]
+    lines += [f"cb {c.index} {c.num_pages} {c.page_size} {c.data_format}" for c in program.cbs]
+    lines += [
+        f"buffer {i} {b.name} {b.data_format} {b.num_pages} {int(b.is_input)} {int(b.is_output)}"
+        for i, b in enumerate(program.buffers)
+    ]
+    if program.semaphores:
+        lines.append("semaphores " + " ".join(str(int(v)) for v in program.semaphores))
+    lines += [f"kernel {k.name} {k.kind} {lib}" for k, lib in zip(program.kernels, libraries)]
+    for kernel_name, per_core in sorted(program.runtime_args.items()):
+        for (row, col), args in sorted(per_core.items()):
+            words = [f"@{a.buffer}" if isinstance(a, BufferAddress) else str(int(a) & 0xFFFFFFFF) for a in args]
+            lines.append(" ".join(["args", kernel_name, str(row), str(col), *words]))
+    return "\n".join(lines) + "\n"
+
+
+def _run_subprocess(executable: Path, work: Path, timeout: float) -> None:
+    try:
+        result = subprocess.run([str(executable), str(work)], capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise EmulatorError(
+            f"the emulated program did not finish within {timeout:g} s: a kernel probably loops forever "
+            "(set TTLANG_EMULATOR_TIMEOUT to allow longer runs)"
+        ) from None
+    if result.returncode == 0:
+        return
+    messages = [l.removeprefix("ttemu error: ") for l in result.stderr.splitlines() if l.strip()]
+    detail = "\n".join(messages) or "(no message)"
+    if result.returncode < 0:
+        name = signal.Signals(-result.returncode).name
+        raise EmulatorError(f"the emulator died with {name}:\n{detail}")
+    raise EmulatorError(detail)

@@ -1,0 +1,62 @@
+"""run_program: launch a compiled Program on a target with torch tensors in and out."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import torch
+
+from ttlang.runtime import emulator, hardware
+from ttlang.runtime.errors import RuntimeLaunchError
+from ttlang.runtime.report import TimingReport
+from ttlang.target.program import Program
+
+TARGETS = {"emulator": emulator.run, "hardware": hardware.run}
+
+
+@dataclass
+class RunResult:
+    """Output tensors by DRAM buffer name, and the timing report of the run."""
+
+    outputs: dict[str, torch.Tensor]
+    report: TimingReport | None
+
+
+def selected_target(target: str | None = None) -> str:
+    """`target`, else $TTLANG_TARGET, else the emulator."""
+    name = target or os.environ.get("TTLANG_TARGET") or "emulator"
+    if name not in TARGETS:
+        raise RuntimeLaunchError(f"unknown target '{name}'; choose one of: {', '.join(TARGETS)}")
+    return name
+
+
+def run_program(
+    program: Program,
+    tensors: Mapping[str, torch.Tensor] | Sequence[torch.Tensor],
+    target: str | None = None,
+    *,
+    timeout_s: float | None = None,
+) -> RunResult:
+    """Runs `program` with `tensors` (by buffer name, or in `program.buffers` order).
+
+    Output buffers are returned as torch tensors (in the buffer's format) and also
+    copied in place into the given tensors, when given.
+    """
+    if not isinstance(tensors, Mapping):
+        tensors = _by_buffer_name(program, list(tensors))
+    outputs, report = TARGETS[selected_target(target)](program, dict(tensors), timeout_s)
+    for name, value in outputs.items():
+        if name in tensors:
+            tensors[name].copy_(value)
+    return RunResult(outputs=outputs, report=report)
+
+
+def _by_buffer_name(program: Program, tensors: list[torch.Tensor]) -> dict[str, torch.Tensor]:
+    if len(tensors) != len(program.buffers):
+        raise RuntimeLaunchError(
+            f"{len(tensors)} tensors given for {len(program.buffers)} buffers "
+            f"({', '.join(b.name for b in program.buffers)})"
+        )
+    return {buffer.name: tensor for buffer, tensor in zip(program.buffers, tensors)}
