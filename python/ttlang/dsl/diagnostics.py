@@ -131,7 +131,9 @@ class ParsedFunction:
 
 
 def parse_function(function: FunctionType) -> ParsedFunction:
-    """Parses the source of `function` (a top-level or nested `def`)."""
+    """Parses the source of `function` (a top-level or nested `def`, or a lambda)."""
+    if function.__name__ == "<lambda>":
+        return _parse_lambda(function)
     try:
         lines, first_line = inspect.getsourcelines(function)
     except (OSError, TypeError) as err:
@@ -152,6 +154,34 @@ def parse_function(function: FunctionType) -> ParsedFunction:
         line_offset=first_line - 1,
         column_offset=indent,
     )
+
+
+def _parse_lambda(function: FunctionType) -> ParsedFunction:
+    """A lambda as a one-statement function `def <lambda>(args): return body`, found in
+    its file by its first line and parameter names."""
+    code = function.__code__
+    source = "".join(linecache.getlines(code.co_filename))
+    parameters = list(code.co_varnames[: code.co_argcount])
+    candidates = [
+        node
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.Lambda)
+        and node.lineno == code.co_firstlineno
+        and [a.arg for a in node.args.args] == parameters
+    ]
+    if len(candidates) != 1:
+        raise DSLError(
+            f"cannot find the source of the lambda at {code.co_filename}:{code.co_firstlineno}",
+            "give each lambda its own line, or use a def",
+        )
+    (node,) = candidates
+    body = ast.Return(node.body)
+    ast.copy_location(body, node.body)
+    tree = ast.FunctionDef(
+        name="<lambda>", args=node.args, body=[body], decorator_list=[], returns=None, type_params=[]
+    )
+    ast.copy_location(tree, node)
+    return ParsedFunction(function, tree, code.co_filename, line_offset=0, column_offset=0)
 
 
 def definition_location(function: FunctionType) -> SourceLocation:

@@ -327,7 +327,7 @@ class KernelBuilder:
             MemRefType(tile_type, tensor.tile_shape, memory_space=MemorySpaceAttr(MemorySpace.DRAM))
             for tensor, tile_type in zip(self.tensors, self.tile_types)
         ]
-        kernel_func = func.FuncOp(self.kernel.tree.name, (arg_types, []))
+        kernel_func = func.FuncOp(self.kernel.function.__name__, (arg_types, []))
         kernel_func.location = _file_line_col(self.kernel.location())
         kernel_func.attributes["ttcore.compute_config"] = _compute_config_attr(self.options)
         entry = kernel_func.body.block

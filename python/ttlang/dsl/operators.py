@@ -124,7 +124,7 @@ def common_tile_type(spelling: str, blocks: Sequence[Block]) -> TileType:
 
 
 def check_tile_aligned(what: str, shape: tuple[int, ...]) -> None:
-    """Matmul, transpose sources, reductions and fills need whole-tile rows and columns."""
+    """Matmul operands and fills need whole-tile rows and columns."""
     if any(extent % TILE for extent in shape[-2:]):
         raise DSLError(
             f"{what} needs whole-tile blocks (rows and columns multiples of {TILE}), "
@@ -363,12 +363,18 @@ def fill(emit: Emit, value: Scalar, shape: tuple[int, ...], tile_type: TileType)
 
 def reduce(emit: Emit, method: str, block: Block) -> Block:
     """`block.rowsum()` etc.: (..., R, C) -> (..., R, 1) for row reductions,
-    (..., 1, C) for column ones; the scaler is a filled tile of ones."""
+    (..., 1, C) for column ones; the scaler is a filled tile of ones. Reducing a
+    reduction's other axis gives a (1, 1) scalar."""
     tile_op, dim = REDUCTIONS[method]
-    check_tile_aligned(f".{method}()", block.shape)
-    scaler = fill(emit, 1.0, (TILE, TILE), block.tile_type)
     rank = len(block.shape)
     reduced_axis = rank - 1 if dim == d2m.TileDim.ROW else rank - 2
+    if block.shape[reduced_axis] % TILE:
+        raise DSLError(
+            f".{method}() reduces an axis of {block.shape[reduced_axis]}, but needs whole tiles "
+            f"(a multiple of {TILE}); the block is {format_shape(block.shape)}",
+            "this axis was already reduced; reduce the other one, or broadcast first",
+        )
+    scaler = fill(emit, 1.0, (TILE, TILE), block.tile_type)
     shape = tuple(1 if axis == reduced_axis else e for axis, e in enumerate(block.shape))
     dims = [AffineExpr.dimension(i) for i in range(rank)]
     result_exprs = tuple(
