@@ -110,12 +110,16 @@ def is_runtime(value: object) -> bool:
 
 def describe_tensors(kernel: ParsedFunction, args: Sequence[Any], num_outs: int) -> list[api.KernelTensor]:
     """One KernelTensor per argument; rejects shapes that are not whole tiles."""
-    parameters = kernel.tree.args.args
+    # Positional parameters without defaults are the tensors; the rest are compile-time
+    # keyword parameters.
+    signature = kernel.tree.args
+    parameters = signature.args[: len(signature.args) - len(signature.defaults)]
     if len(args) != len(parameters):
         raise kernel.error(
             kernel.tree,
             f"kernel {kernel.tree.name} takes {len(parameters)} tensors, but was called with {len(args)}",
-            "pass one tensor per positional parameter; compile-time options go as keywords",
+            "pass one tensor per parameter without a default; compile-time parameters have "
+            "defaults and are passed as keywords",
         )
     if not 1 <= num_outs <= len(args):
         raise kernel.error(kernel.tree, f"num_outs={num_outs}, but the kernel has {len(args)} tensors")
@@ -799,7 +803,9 @@ class ThreadCompiler:
         carried = self._carried([*node.body, *node.orelse])
         initial = [self.frame.scope[name] for name in carried]
         regions = []
-        for statements in (node.body, node.orelse):
+        # Without an else and carried values, the else region stays empty.
+        branches = (node.body, node.orelse) if node.orelse or carried else (node.body,)
+        for statements in branches:
             block = IRBlock()
             saved = self._enter_region(block)
             self.statements(statements)
@@ -1317,17 +1323,20 @@ class ThreadCompiler:
     # ---------------------------------------------------------------- semaphores
 
     def semaphore_set(self, node: ast.Call, semaphore: SemaphoreHandle, value: object, core=None, mcast=None) -> None:
+        amount = self.index(value)
         core_values = [] if core is None else self._core_pair(core, "core")
         mcast_values = [] if mcast is None else self._core_pair(mcast, "mcast")
-        self.emit(d2m.SemaphoreSetOp(operands=[semaphore.value, self.index(value), core_values, mcast_values]))
+        self.emit(d2m.SemaphoreSetOp(operands=[semaphore.value, amount, core_values, mcast_values]))
 
     def semaphore_inc(self, node: ast.Call, semaphore: SemaphoreHandle, value: object, core=None) -> None:
+        amount = self.index(value)
         core_values = [] if core is None else self._core_pair(core, "core")
-        self.emit(d2m.SemaphoreIncOp(operands=[semaphore.value, self.index(value), core_values]))
+        self.emit(d2m.SemaphoreIncOp(operands=[semaphore.value, amount, core_values]))
 
     def semaphore_wait(self, node: ast.Call, semaphore: SemaphoreHandle, value: object, reset=None) -> None:
+        expected = self.index(value)
         reset_values = [] if reset is None else [self.index(reset)]
-        self.emit(d2m.SemaphoreWaitOp(operands=[semaphore.value, self.index(value), reset_values]))
+        self.emit(d2m.SemaphoreWaitOp(operands=[semaphore.value, expected, reset_values]))
 
     # ----------------------------------------------------------------- intrinsics
 
