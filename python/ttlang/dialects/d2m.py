@@ -759,11 +759,15 @@ class _TileReduceOp(IRDLOperation):
 
 @irdl_op_definition
 class TileReduceSumOp(_TileReduceOp):
+    """Sum of `input * scaler` along `dim`, plus `acc`."""
+
     name = "d2m.tile_reduce_sum"
 
 
 @irdl_op_definition
 class TileReduceMaxOp(_TileReduceOp):
+    """Maximum of `input * scaler` along `dim`, combined with `acc` by maximum."""
+
     name = "d2m.tile_reduce_max"
 
 
@@ -837,12 +841,13 @@ class AcquireDstOp(IRDLOperation):
     assembly_format = "attr-dict `:` type($result)"
 
     def verify_(self) -> None:
-        assert isinstance(self.result.type, MemRefType)
-        if memory_space_of(self.result.type) != MemorySpace.DST:
-            raise VerifyException(
-                f"returns a memref in #ttcore.memory_space<dst>, "
-                f"but the result type is {self.result.type}."
-            )
+        _verify_in_dst("returns", self.result.type)
+
+
+def _verify_in_dst(verb: str, memref: Attribute) -> None:
+    assert isinstance(memref, MemRefType)
+    if memory_space_of(memref) != MemorySpace.DST:
+        raise VerifyException(f"{verb} a memref in #ttcore.memory_space<dst>, but got {memref}.")
 
 
 class _DstSectionOp(IRDLOperation):
@@ -854,6 +859,9 @@ class _DstSectionOp(IRDLOperation):
 
     def __init__(self, dst: SSAValue):
         super().__init__(operands=[dst])
+
+    def verify_(self) -> None:
+        _verify_in_dst("takes", self.dst.type)
 
 
 @irdl_op_definition

@@ -241,8 +241,16 @@ func.func @matmul_acc(%a: !ttcore.tile<32x32, bf16>, %acc: !ttcore.tile<32x32, f
 // -----
 
 func.func @dst_in_l1() {
-  // expected-error @+1 {{returns a memref in #ttcore.memory_space<dst>, but the result type is memref<8x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<l1>>.}}
+  // expected-error @+1 {{'d2m.acquire_dst' op returns a memref in #ttcore.memory_space<dst>, but got memref<8x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<l1>>.}}
   %dst = d2m.acquire_dst : memref<8x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<l1>>
+  return
+}
+
+// -----
+
+func.func @commit_l1(%l1: memref<8x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<l1>>) {
+  // expected-error @+1 {{'d2m.commit_dst' op takes a memref in #ttcore.memory_space<dst>, but got memref<8x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<l1>>.}}
+  d2m.commit_dst %l1 : memref<8x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<l1>>
   return
 }
 
