@@ -170,12 +170,16 @@ class _KernelPrinter:
 
     # ---------------------------------------------------------------- naming
 
-    def fresh_name(self, value: SSAValue, fallback: str = "v") -> str:
-        """A new variable name for `value`, from its name hint when it has one."""
-        hint = value.name_hint or ""
-        base = re.sub(r"\W", "_", hint) if hint else ""
-        if not base or base[0].isdigit():
-            base = f"{fallback}{self.anonymous}" if not base else f"{fallback}_{base}"
+    def fresh_name(self, value: SSAValue, fallback: str | None = None) -> str:
+        """A new variable name for `value`: its name hint, else `fallback`, else `v<n>`."""
+        if value.name_hint:
+            base = re.sub(r"\W", "_", value.name_hint)
+            if base[0].isdigit():
+                base = f"v_{base}"
+        elif fallback is not None:
+            base = fallback
+        else:
+            base = f"v{self.anonymous}"
             self.anonymous += 1
         name, suffix = base, 1
         while name in self.taken:
@@ -321,6 +325,8 @@ class _KernelPrinter:
         carried = self.carried_variables(op.results, [self.expr(v) for v in op.iter_args])
         for arg, name in zip(body.args[1:], carried):
             self.expressions[arg] = name
+        # Names declared from here on are scoped to the loop and free again after it.
+        outer_names = set(self.taken)
         induction = body.args[0]
         type_ = cpp_type(induction.type)
         i = self.fresh_name(induction, "i")
@@ -334,6 +340,7 @@ class _KernelPrinter:
         self.assign_yield(body, carried)
         self.depth -= 1
         self.line("}")
+        self.taken = outer_names
 
     def if_else(self, op: scf.IfOp) -> None:
         results = self.carried_variables(op.results, ["" for _ in op.results])
@@ -347,6 +354,7 @@ class _KernelPrinter:
         self.line("}")
 
     def branch(self, block: Block, results: list[str]) -> None:
+        outer_names = set(self.taken)
         self.depth += 1
         for inner in block.ops:
             if not isinstance(inner, scf.YieldOp):
@@ -354,6 +362,7 @@ class _KernelPrinter:
         if results:
             self.assign_yield(block, results)
         self.depth -= 1
+        self.taken = outer_names
 
 
 def translate_kernel(kernel: func.FuncOp) -> str:

@@ -98,3 +98,32 @@ func.func @fill() attributes {ttkernel.thread = #ttkernel.thread<compute>} {
 // RUN: rm -rf %t && %ttlang-translate --ttkernel-to-cpp %s --output-dir %t
 // RUN: FileCheck %s --check-prefix=FILL --input-file %t/fill.cpp
 // RUN: FileCheck %s --input-file %t/flow.cpp
+
+// Unnamed loop variables are `i`; a name is free again after the loop that declared it.
+// RUN: %ttlang-translate --ttkernel-to-cpp %s --kernel loops | FileCheck %s --check-prefix=LOOPS
+// LOOPS-LABEL: void kernel_main() {
+// LOOPS-NEXT:   for (uint32_t i = 0; i < 4; ++i) {
+// LOOPS-NEXT:     for (uint32_t i_1 = 0; i_1 < 4; ++i_1) {
+// LOOPS-NEXT:       uint32_t v0 = get_arg_val<uint32_t>(0);
+// LOOPS-NEXT:       cb_push_back(i, v0);
+// LOOPS-NEXT:     }
+// LOOPS-NEXT:   }
+// LOOPS-NEXT:   for (uint32_t i = 0; i < 4; ++i) {
+// LOOPS-NEXT:     cb_push_back(i, 1);
+// LOOPS-NEXT:   }
+// LOOPS-NEXT: }
+func.func @loops() attributes {ttkernel.thread = #ttkernel.thread<reader>} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c4 = arith.constant 4 : i32
+  scf.for %0 = %c0 to %c4 step %c1 : i32 {
+    scf.for %1 = %c0 to %c4 step %c1 : i32 {
+      %2 = ttkernel.get_arg_val(0)
+      ttkernel.cb_push_back(%0, %2)
+    }
+  }
+  scf.for %3 = %c0 to %c4 step %c1 : i32 {
+    ttkernel.cb_push_back(%3, %c1)
+  }
+  func.return
+}
