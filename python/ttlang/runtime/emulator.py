@@ -52,6 +52,8 @@ def _check_program(program: Program, tensors: dict[str, torch.Tensor]) -> None:
         if kinds.count(kind) > 1:
             raise EmulatorError(f"the program has {kinds.count(kind)} {kind} kernels; a core runs one of each kind")
     for buffer in program.buffers:
+        if buffer.data_format not in tiles.TORCH_DTYPES:
+            raise EmulatorError(f"buffer '{buffer.name}': data format {buffer.data_format!r} is not bf16 or fp32")
         if buffer.is_input and buffer.name not in tensors:
             raise EmulatorError(f"no tensor given for input buffer '{buffer.name}'")
         if buffer.name in tensors and tuple(tensors[buffer.name].shape) != tuple(buffer.shape):

@@ -2,20 +2,14 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
 import torch
 
-from ttlang.target.program import Kernel
-
-KERNELS_DIR = Path(__file__).resolve().parents[2] / "emulator" / "kernels"
-
-
-def kernel(file_name: str, kind: str, *compile_time_args: int, name: str | None = None) -> Kernel:
-    """A Kernel from a hand-written source in test/emulator/kernels."""
-    source = (KERNELS_DIR / file_name).read_text()
-    return Kernel(name=name or Path(file_name).stem, kind=kind, source=source, compile_time_args=compile_time_args)
+# programs.py: the descriptors of the hand-written kernels, shared with bench/.
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "emulator"))
 
 
 def pcc(actual: torch.Tensor, expected: torch.Tensor) -> float:

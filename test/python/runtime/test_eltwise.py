@@ -1,43 +1,10 @@
 """Eltwise add through the launcher on a 2x2 grid, against torch."""
 
+import programs
 import torch
-from conftest import assert_close, kernel
+from conftest import assert_close
 
 from ttlang.runtime import run_program
-from ttlang.target.program import BufferAddress, CBConfig, DramBuffer, Program, tile_size_bytes
-
-CB_A, CB_B, CB_OUT = 0, 1, 16
-
-
-def eltwise_add_program(shape: tuple[int, int], grid: tuple[int, int]) -> Program:
-    rows, cols = grid
-    tiles = (shape[0] // 32) * (shape[1] // 32)
-    cores = [(r, c) for r in range(rows) for c in range(cols)]
-    per_core = tiles // len(cores)
-    page = tile_size_bytes("bf16")
-    starts = {core: i * per_core for i, core in enumerate(cores)}
-    return Program(
-        grid=grid,
-        kernels=[
-            kernel("reader_binary.cpp", "reader", CB_A, CB_B),
-            kernel("compute_eltwise_add.cpp", "compute", CB_A, CB_B, CB_OUT),
-            kernel("writer_unary.cpp", "writer", CB_OUT, 2),
-        ],
-        cbs=[CBConfig(CB_A, 2, page), CBConfig(CB_B, 2, page), CBConfig(CB_OUT, 2, page)],
-        buffers=[
-            DramBuffer("a", shape),
-            DramBuffer("b", shape),
-            DramBuffer("out", shape, is_input=False, is_output=True),
-        ],
-        runtime_args={
-            "reader_binary": {
-                core: [BufferAddress("a"), BufferAddress("b"), starts[core], per_core] for core in cores
-            },
-            "compute_eltwise_add": {core: [per_core] for core in cores},
-            "writer_unary": {core: [BufferAddress("out"), starts[core], per_core] for core in cores},
-        },
-    )
-
 
 def test_eltwise_add_matches_torch():
     torch.manual_seed(0)
@@ -45,7 +12,7 @@ def test_eltwise_add_matches_torch():
     b = torch.randn(64, 128, dtype=torch.bfloat16)
     out = torch.zeros(64, 128, dtype=torch.bfloat16)
 
-    result = run_program(eltwise_add_program((64, 128), (2, 2)), {"a": a, "b": b, "out": out})
+    result = run_program(programs.eltwise_add((64, 128), (2, 2)), {"a": a, "b": b, "out": out})
 
     expected = (a.float() + b.float()).to(torch.bfloat16)
     # One bf16 rounding of an exact fp32 sum: identical to torch's bf16 add.
@@ -56,7 +23,7 @@ def test_eltwise_add_matches_torch():
 
 def test_eltwise_add_report_accounts_every_thread():
     a = torch.ones(64, 128)
-    program = eltwise_add_program((64, 128), (2, 2))
+    program = programs.eltwise_add((64, 128), (2, 2))
     report = run_program(program, {"a": a, "b": a, "out": torch.zeros(64, 128)}).report
 
     assert report.grid == (2, 2) and len(report.cores) == 4
@@ -76,7 +43,7 @@ def test_eltwise_add_report_accounts_every_thread():
 def test_run_is_deterministic():
     torch.manual_seed(1)
     tensors = {"a": torch.randn(64, 128), "b": torch.randn(64, 128), "out": torch.zeros(64, 128)}
-    program = eltwise_add_program((64, 128), (2, 2))
+    program = programs.eltwise_add((64, 128), (2, 2))
     first = run_program(program, tensors)
     second = run_program(program, tensors)
     assert torch.equal(first.outputs["out"], second.outputs["out"])

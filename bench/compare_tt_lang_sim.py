@@ -1,0 +1,96 @@
+"""Side-by-side: our emulator vs tt-lang-sim 1.1.6 on a 2048^3 bf16 matmul, 8x8 grid.
+
+Usage: .venv/bin/python bench/compare_tt_lang_sim.py
+
+tt-lang-sim (PyPI `tt-lang-sim`, pure-Python simulator of the TT-Lang `ttl` API) is a
+benchmark-only dependency, not one of ttlang's: this script installs
+`tt-lang-sim==1.1.6` into the running interpreter's environment when it is missing
+(`python -m pip install tt-lang-sim==1.1.6`).
+
+Each side runs its own matmul: ours is bench/emulator.py (hand-written tt-metal-style
+kernels on the C++ emulator); theirs is the multinode matmul tutorial shipped in the
+package (ttl/tutorials/matmul/step_3_multinode.py: relu(a @ b + c), fixed grid) with
+the grid set to 8x8 and M = K = N = 2048. Both time the kernel call alone, after
+compilation and tensor setup: theirs with perf_counter around `tutorial_operation(a,
+b, c)`, ours inside the emulator process around the device run. Both run in this
+invocation, one after the other, on the same machine; the last line is the speedup.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+SIM_VERSION = "1.1.6"
+BENCH_DIR = Path(__file__).resolve().parent
+WALL = re.compile(r"^wall_s=([0-9.]+)$", re.MULTILINE)
+
+
+def ensure_tt_lang_sim() -> Path:
+    """The tutorial's path, installing tt-lang-sim first if needed."""
+    if importlib.util.find_spec("ttl") is None:
+        subprocess.run(
+            [sys.executable, "-m", "pip", "install", "--quiet", f"tt-lang-sim=={SIM_VERSION}"], check=True
+        )
+    installed = subprocess.run(
+        [sys.executable, "-c", "import importlib.metadata as m; print(m.version('tt-lang-sim'))"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    if installed != SIM_VERSION:
+        sys.exit(f"tt-lang-sim {installed} is installed; this comparison needs {SIM_VERSION}")
+    spec = importlib.util.find_spec("ttl")
+    return Path(spec.origin).parent / "tutorials" / "matmul" / "step_3_multinode.py"
+
+
+def tutorial_at_2048(tutorial: Path) -> str:
+    """The tutorial's source with an 8x8 grid, 2048^3 and a timer around the kernel call."""
+    source = tutorial.read_text()
+    edits = [
+        ("@ttl.operation(grid=(4, 4))", "@ttl.operation(grid=(8, 8))"),
+        ("M, K, N = 8192, 8192, 8192", "M, K, N = 2048, 2048, 2048"),
+        (
+            "    y = tutorial_operation(a, b, c)\n",
+            "    import time as _time\n"
+            "    _start = _time.perf_counter()\n"
+            "    y = tutorial_operation(a, b, c)\n"
+            "    _wall = _time.perf_counter() - _start\n",
+        ),
+        ('    print(f"PCC {pcc:.6f}")\n', '    print(f"PCC {pcc:.6f}")\n    print(f"wall_s={_wall:.3f}")\n'),
+    ]
+    for old, new in edits:
+        if old not in source:
+            sys.exit(f"the tt-lang-sim tutorial changed; cannot find: {old.strip()}")
+        source = source.replace(old, new)
+    return source
+
+
+def run(command: list[str]) -> tuple[str, float]:
+    result = subprocess.run(command, capture_output=True, text=True)
+    if result.returncode != 0:
+        sys.exit(f"{' '.join(command)} failed:\n{result.stdout}\n{result.stderr}")
+    return result.stdout, float(WALL.findall(result.stdout)[-1])
+
+
+def main() -> None:
+    tutorial = ensure_tt_lang_sim()
+    with tempfile.TemporaryDirectory() as work:
+        script = Path(work) / "matmul_2048_8x8.py"
+        script.write_text(tutorial_at_2048(tutorial))
+        simulator = str(Path(sys.executable).parent / "tt-lang-sim")
+        sim_output, sim_wall = run([simulator, str(script)])
+    ours_output, ours_wall = run([sys.executable, str(BENCH_DIR / "emulator.py")])
+    print("tt-lang-sim 1.1.6, multinode matmul tutorial, 2048^3 on 8x8:")
+    print("  " + "\n  ".join(sim_output.strip().splitlines()))
+    print("ttlang emulator, bench/emulator.py:")
+    print("  " + "\n  ".join(ours_output.strip().splitlines()))
+    print(f"tt-lang-sim wall_s={sim_wall:.3f}  ttlang wall_s={ours_wall:.3f}  speedup={sim_wall / ours_wall:.1f}x")
+
+
+if __name__ == "__main__":
+    main()

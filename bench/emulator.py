@@ -1,0 +1,58 @@
+"""Benchmark: a 2048x2048x2048 bf16 matmul sharded over an 8x8 grid on the emulator.
+
+Usage: .venv/bin/python bench/emulator.py [--size N] [--grid R C]
+
+The kernels are the hand-written blocked matmul of test/emulator/kernels (K blocks of
+2 tiles, 2x4-tile subblocks in DST). The runtime and kernels are compiled before
+timing; `wall_s` is the host time of the emulated run alone (measured inside the
+emulator process around the device run: no process start, imports, compilation or
+tensor conversion). The last line is `wall_s=<seconds>`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import torch
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "test" / "emulator"))
+
+import programs  # noqa: E402
+
+from ttlang.runtime import run_program  # noqa: E402
+from ttlang.runtime import toolchain  # noqa: E402
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--size", type=int, default=2048)
+    parser.add_argument("--grid", type=int, nargs=2, default=(8, 8))
+    options = parser.parse_args()
+    size, grid = options.size, tuple(options.grid)
+
+    program = programs.matmul(size, size, size, grid)
+    toolchain.runtime_executable()
+    toolchain.kernel_libraries(program.kernels, program.compute_config.math_approx_mode)
+
+    torch.manual_seed(0)
+    a = torch.randn(size, size, dtype=torch.bfloat16)
+    b = torch.randn(size, size, dtype=torch.bfloat16)
+    result = run_program(program, {"a": a, "b": b, "out": torch.zeros(size, size, dtype=torch.bfloat16)})
+
+    expected = a.float() @ b.float()
+    actual = result.outputs["out"].float()
+    pcc = torch.corrcoef(torch.stack([actual.flatten(), expected.flatten()]))[0, 1].item()
+    report = result.report
+    print(f"matmul {size}^3 bf16 on a {grid[0]}x{grid[1]} grid: PCC {pcc:.5f}")
+    print(
+        f"modeled_cycles={report.cycles} ({report.time_s * 1e3:.3f} ms at 1 GHz, "
+        f"{report.achieved_flops_per_s / 1e12:.2f} of {report.peak_flops_per_s / 1e12:.1f} TFLOP/s peak "
+        f"{report.math_fidelity}), critical core {report.critical_core}"
+    )
+    print(f"wall_s={report.host_seconds:.3f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,58 @@
+// Matmul compute (tt-metal's large-block scheme): the Mt x Nt output block is computed
+// in subblocks of SBH x SBW tiles that fit DST; partial sums of every subblock go to an
+// intermediate CB after each K block and are reloaded for the next one; the last K
+// block packs to the output CB (subblock by subblock, tiles row-major within one).
+// Compile-time: cb_in0, cb_in1, cb_out, cb_partial, Mt, Nt, Kt, Kb, SBH, SBW.
+#include "compute_kernel_api/matmul.h"
+#include "compute_kernel_api/pack.h"
+#include "compute_kernel_api/reg_api.h"
+#include "compute_kernel_api/tile_move_copy.h"
+
+namespace NAMESPACE {
+void MAIN {
+  constexpr uint32_t cb_in0 = get_compile_time_arg_val(0);
+  constexpr uint32_t cb_in1 = get_compile_time_arg_val(1);
+  constexpr uint32_t cb_out = get_compile_time_arg_val(2);
+  constexpr uint32_t cb_partial = get_compile_time_arg_val(3);
+  constexpr uint32_t Mt = get_compile_time_arg_val(4);
+  constexpr uint32_t Nt = get_compile_time_arg_val(5);
+  constexpr uint32_t Kt = get_compile_time_arg_val(6);
+  constexpr uint32_t Kb = get_compile_time_arg_val(7);
+  constexpr uint32_t SBH = get_compile_time_arg_val(8);
+  constexpr uint32_t SBW = get_compile_time_arg_val(9);
+  constexpr uint32_t subblock_tiles = SBH * SBW;
+  constexpr uint32_t num_blocks = Kt / Kb;
+
+  mm_init(cb_in0, cb_in1, cb_out);
+  for (uint32_t block = 0; block < num_blocks; ++block) {
+    const bool last = block == num_blocks - 1;
+    cb_wait_front(cb_in0, Mt * Kb);
+    cb_wait_front(cb_in1, Kb * Nt);
+    for (uint32_t sb_row = 0; sb_row < Mt / SBH; ++sb_row) {
+      for (uint32_t sb_col = 0; sb_col < Nt / SBW; ++sb_col) {
+        tile_regs_acquire();
+        if (block > 0) {
+          copy_tile_to_dst_init_short(cb_partial);
+          cb_wait_front(cb_partial, subblock_tiles);
+          for (uint32_t i = 0; i < subblock_tiles; ++i) copy_tile(cb_partial, i, i);
+          cb_pop_front(cb_partial, subblock_tiles);
+          mm_init_short(cb_in0, cb_in1);
+        }
+        for (uint32_t h = 0; h < SBH; ++h)
+          for (uint32_t w = 0; w < SBW; ++w)
+            for (uint32_t k = 0; k < Kb; ++k)
+              matmul_tiles(cb_in0, cb_in1, (sb_row * SBH + h) * Kb + k, k * Nt + sb_col * SBW + w, h * SBW + w);
+        tile_regs_commit();
+        const uint32_t cb_target = last ? cb_out : cb_partial;
+        cb_reserve_back(cb_target, subblock_tiles);
+        tile_regs_wait();
+        for (uint32_t i = 0; i < subblock_tiles; ++i) pack_tile(i, cb_target);
+        tile_regs_release();
+        cb_push_back(cb_target, subblock_tiles);
+      }
+    }
+    cb_pop_front(cb_in0, Mt * Kb);
+    cb_pop_front(cb_in1, Kb * Nt);
+  }
+}
+}  // namespace NAMESPACE

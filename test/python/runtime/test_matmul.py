@@ -1,0 +1,46 @@
+"""Blocked matmul with a K loop (partials through an intermediate CB), against torch."""
+
+import programs
+import pytest
+import torch
+from conftest import assert_close
+
+from ttlang.runtime import run_program
+from ttlang.target.program import ComputeConfig
+
+
+def run_matmul(m, k, n, grid, **options):
+    torch.manual_seed(0)
+    a = torch.randn(m, k, dtype=torch.bfloat16)
+    b = torch.randn(k, n, dtype=torch.bfloat16)
+    result = run_program(programs.matmul(m, k, n, grid, **options), {"a": a, "b": b, "out": torch.zeros(m, n)})
+    return result, a.float() @ b.float()
+
+
+def test_matmul_k_loop_bf16_dst():
+    # 4 K blocks: partial sums go through the bf16 intermediate CB three times.
+    result, expected = run_matmul(128, 256, 128, (1, 2), k_block=2, subblock=(2, 2))
+    # bf16 DST rounds after every tile product (as hardware): errors of a few bf16 ulps of |out| ~ 16.
+    assert_close(result.outputs["out"], expected, min_pcc=0.999, max_abs=1.0)
+    assert result.report.flops == 2 * 128 * 256 * 128
+
+
+def test_matmul_fp32_dest_is_more_accurate_than_bf16():
+    config = ComputeConfig(fp32_dest_acc_en=True)
+    fp32_result, expected = run_matmul(64, 256, 64, (1, 1), k_block=8, subblock=(2, 2), compute_config=config)
+    bf16_result, _ = run_matmul(64, 256, 64, (1, 1), k_block=8, subblock=(2, 2))
+    fp32_error = (fp32_result.outputs["out"].float() - expected).abs().max()
+    bf16_error = (bf16_result.outputs["out"].float() - expected).abs().max()
+    # fp32 DST: one bf16 rounding at pack, so within half a bf16 ulp of |out| < 64.
+    assert fp32_error <= 0.125
+    assert fp32_error < bf16_error
+
+
+@pytest.mark.parametrize(("fidelity", "cycles_per_tile"), [("LoFi", 16), ("HiFi4", 64)])
+def test_matmul_cost_follows_fidelity(fidelity, cycles_per_tile):
+    result, _ = run_matmul(64, 64, 64, (1, 1), k_block=2, subblock=(2, 2), compute_config=ComputeConfig(fidelity))
+    compute = next(t for t in result.report.cores[0].threads if t.thread == "compute")
+    tile_matmuls = 2 * 2 * 2
+    assert compute.busy >= tile_matmuls * cycles_per_tile
+    assert compute.busy < tile_matmuls * cycles_per_tile + 500  # plus init, CB, pack and sync costs
+    assert result.report.math_fidelity == fidelity
