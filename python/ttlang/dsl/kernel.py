@@ -45,6 +45,8 @@ def _located_compile_error(error, kernel_location: SourceLocation) -> KernelErro
         filename, line, column = error.location.rsplit(":", 2)
         location = SourceLocation(filename, int(line), int(column) - 1)
         message = message.removeprefix(f"{error.location}: ")
+    # "error in pass 'x': ..." -> "in pass 'x': ...": the exception says what kind it is.
+    message = message.removeprefix("internal compiler error ").removeprefix("error ")
     if error.is_compiler_bug:
         return CompilerBug(message, location)
     return KernelError(message, location)

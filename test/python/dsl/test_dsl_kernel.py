@@ -1,0 +1,153 @@
+"""The kernel object: compile cache, debug knobs, compile-time parameters, compute
+configuration, and how pipeline failures reach the author. The driver is replaced by a
+recording stub so these tests exercise the frontend's side of the contract only."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pytest
+
+import ttlang.driver
+from ttlang import CircularBuffer, Program, TensorSpec, compute, pykernel_gen
+from ttlang.driver import CompileError
+from ttlang.dsl.diagnostics import CompilerBug, KernelError
+
+TILE = TensorSpec((32, 32))
+
+
+@dataclass
+class StubArtifact:
+    module_text: str
+    runs: list = field(default_factory=list)
+
+    @property
+    def final_ir(self) -> str:
+        return "// final IR"
+
+    def run(self, tensors):
+        self.runs.append(tensors)
+
+
+@pytest.fixture
+def driver(monkeypatch):
+    """Replaces the driver; records every module it is given and the options."""
+    calls = []
+
+    def compile_module(module, **options):
+        calls.append((module, options))
+        return StubArtifact(str(module))
+
+    monkeypatch.setattr(ttlang.driver, "compile_module", compile_module)
+    for knob in ("TTLANG_INITIAL_MLIR", "TTLANG_FINAL_MLIR", "TTLANG_VERBOSE_PASSES", "TTLANG_COMPILE_ONLY"):
+        monkeypatch.delenv(knob, raising=False)
+    return calls
+
+
+def make_exp_kernel(**decorator_options):
+    @pykernel_gen(grid=(1, 1), **decorator_options)
+    def exp_kernel(x, out, scale=1.0):
+        @compute()
+        def body(x_cb: CircularBuffer, out_cb: CircularBuffer):
+            with x_cb.wait() as blk, out_cb.reserve() as o:
+                o.store((blk * scale).exp())
+
+        return Program(body)(x, out)
+
+    return exp_kernel
+
+
+def test_compile_is_cached_by_shapes_dtypes_and_parameters(driver):
+    kernel = make_exp_kernel()
+    first = kernel.compile(TILE, TILE)
+    assert kernel.compile(TILE, TILE) is first
+    assert len(driver) == 1
+    kernel.compile(TensorSpec((64, 64)), TensorSpec((64, 64)))
+    kernel.compile(TensorSpec((32, 32), "f32"), TensorSpec((32, 32), "f32"))
+    kernel.compile(TILE, TILE, scale=2.0)
+    assert len(driver) == 4
+    assert "d2m.tile_mul_scalar" in str(driver[-1][0]) and "2.000000e+00" in str(driver[-1][0])
+
+
+def test_call_compiles_once_and_runs_every_time(driver):
+    kernel = make_exp_kernel()
+    kernel(TILE, TILE)
+    kernel(TILE, TILE)
+    artifact = kernel.compile(TILE, TILE)
+    assert len(driver) == 1
+    assert len(artifact.runs) == 2
+
+
+def test_compile_only_returns_the_artifact_without_running(driver, monkeypatch):
+    monkeypatch.setenv("TTLANG_COMPILE_ONLY", "1")
+    artifact = make_exp_kernel()(TILE, TILE)
+    assert isinstance(artifact, StubArtifact)
+    assert artifact.runs == []
+
+
+def test_initial_and_final_mlir_are_written(driver, monkeypatch, tmp_path):
+    initial, final = tmp_path / "initial.mlir", tmp_path / "final.mlir"
+    monkeypatch.setenv("TTLANG_INITIAL_MLIR", str(initial))
+    monkeypatch.setenv("TTLANG_FINAL_MLIR", str(final))
+    make_exp_kernel().compile(TILE, TILE)
+    assert "func.func @exp_kernel" in initial.read_text()
+    assert "d2m.tile_exp" in initial.read_text()
+    assert final.read_text() == "// final IR\n"
+
+
+def test_verbose_passes_reaches_the_driver(driver, monkeypatch):
+    monkeypatch.setenv("TTLANG_VERBOSE_PASSES", "1")
+    make_exp_kernel().compile(TILE, TILE)
+    assert driver[0][1] == {"verbose_passes": True}
+
+
+def test_keyword_parameters_are_compile_time_constants(driver):
+    module = make_exp_kernel().frontend_module(TILE, TILE, scale=0.25)
+    assert "d2m.tile_mul_scalar" in str(module) and "2.500000e-01" in str(module)
+
+
+def test_keyword_parameter_must_be_a_number(driver):
+    with pytest.raises(KernelError, match="kernel parameter `scale` is str"):
+        make_exp_kernel().frontend_module(TILE, TILE, scale="big")
+
+
+def test_compute_config_reaches_the_kernel_function(driver):
+    kernel = make_exp_kernel(math_fidelity="HiFi4", fp32_dest_acc_en=True, math_approx_mode=True, dst_full_sync_en=True)
+    text = str(kernel.frontend_module(TILE, TILE))
+    assert (
+        'ttcore.compute_config = {math_fidelity = "HiFi4", fp32_dest_acc_en = true, '
+        "math_approx_mode = true, dst_full_sync_en = true}"
+    ) in text
+
+
+def test_float32_tensors_get_f32_tiles(driver):
+    text = str(make_exp_kernel().frontend_module(TensorSpec((32, 32), "f32"), TensorSpec((32, 32), "f32")))
+    assert "memref<1x1x!ttcore.tile<32x32, f32>, #ttcore.memory_space<dram>>" in text
+
+
+def test_a_pass_rejecting_an_op_names_the_kernel_line(monkeypatch):
+    """The frontend locates every op it builds, so a pass error points at the source."""
+
+    def reject_the_exp(module, **options):
+        exp = next(op for op in module.walk() if op.name == "d2m.tile_exp")
+        raise CompileError("d2m-some-pass", "cannot lower this exp", exp.parent_op())
+
+    monkeypatch.setattr(ttlang.driver, "compile_module", reject_the_exp)
+    kernel = make_exp_kernel()
+    with pytest.raises(KernelError) as info:
+        kernel.compile(TILE, TILE)
+    source_line = next(
+        n for n, text in enumerate(open(__file__), start=1) if "o.store((blk * scale).exp())" in text
+    )
+    assert info.value.filename == __file__
+    assert info.value.line == source_line
+    assert "cannot lower this exp" in str(info.value) and "d2m-some-pass" in str(info.value)
+
+
+def test_a_crash_in_the_pipeline_is_a_compiler_bug_at_the_kernel(monkeypatch):
+    def crash(module, **options):
+        raise ZeroDivisionError("oops")
+
+    monkeypatch.setattr(ttlang.driver, "compile_module", crash)
+    with pytest.raises(CompilerBug, match="internal compiler error: ZeroDivisionError: oops"):
+        make_exp_kernel().compile(TILE, TILE)
