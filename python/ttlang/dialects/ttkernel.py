@@ -35,7 +35,6 @@ from xdsl.dialects.builtin import (
     I64,
     Float32Type,
     IntegerAttr,
-    IntegerType,
     StringAttr,
     i32,
     i64,
@@ -403,8 +402,11 @@ class _BinaryTilesOp(TTKernelOp):
         in0_tile: SSAValue,
         in1_tile: SSAValue,
         dst: SSAValue,
+        properties: dict[str, Attribute] | None = None,
     ):
-        super().__init__(operands=[in0_cb, in1_cb, in0_tile, in1_tile, dst])
+        super().__init__(
+            operands=[in0_cb, in1_cb, in0_tile, in1_tile, dst], properties=properties
+        )
 
 
 class _TileFromCBOp(TTKernelOp):
@@ -874,10 +876,8 @@ class _BcastTilesOp(_BinaryTilesOp):
         in1_tile: SSAValue,
         dst: SSAValue,
     ):
-        IRDLOperation.__init__(
-            self,
-            operands=[in0_cb, in1_cb, in0_tile, in1_tile, dst],
-            properties={"bcast": BroadcastTypeAttr(bcast)},
+        super().__init__(
+            in0_cb, in1_cb, in0_tile, in1_tile, dst, {"bcast": BroadcastTypeAttr(bcast)}
         )
 
     def cpp_template_args(self) -> tuple[str, ...]:
