@@ -6,6 +6,7 @@ put this directory on sys.path.
 
 from __future__ import annotations
 
+import struct
 from pathlib import Path
 
 from ttlang.target.program import (
@@ -96,4 +97,95 @@ def matmul(
             "matmul_writer": {(r, c): [BufferAddress("out"), r * mt, c * nt] for r, c in cores},
         },
         compute_config=compute_config,
+    )
+
+
+CB_IN, CB_SCALER, CB_OUT = 0, 2, 16
+NO_CB = 32
+POOLS = {"sum": 0, "max": 2}  # tt-metal PoolType
+DIMS = {"row": 0, "col": 1}  # tt-metal ReduceDim
+SFPU_OPS = {"exp": 0, "recip": 1, "exp_recip": 2}
+
+
+def _one_core_unary(
+    compute: Kernel,
+    in_shape: tuple[int, int],
+    out_shape: tuple[int, int],
+    *,
+    column_major: bool = False,
+    scaler: float | None = None,
+    compute_config: ComputeConfig = ComputeConfig(),
+) -> Program:
+    """reader_unary -> `compute` -> writer_unary on one core (buffers x, out)."""
+    ht, wt = in_shape[0] // 32, in_shape[1] // 32
+    out_tiles = (out_shape[0] // 32) * (out_shape[1] // 32)
+    page = tile_size_bytes("bf16")
+    reader_args: list = [BufferAddress("x")]
+    cbs = [CBConfig(CB_IN, 2, page), CBConfig(CB_OUT, 2, page)]
+    if scaler is not None:
+        reader_args.append(int.from_bytes(struct.pack("<f", scaler), "little"))
+        cbs.append(CBConfig(CB_SCALER, 1, page))
+    cb_scaler = CB_SCALER if scaler is not None else NO_CB
+    return Program(
+        grid=(1, 1),
+        kernels=[
+            kernel("reader_unary.cpp", "reader", CB_IN, ht, wt, int(column_major), cb_scaler),
+            compute,
+            kernel("writer_unary.cpp", "writer", CB_OUT, TENSOR_ACCESSOR_DRAM),
+        ],
+        cbs=cbs,
+        buffers=[DramBuffer("x", in_shape), DramBuffer("out", out_shape, is_input=False, is_output=True)],
+        runtime_args={
+            "reader_unary": {(0, 0): reader_args},
+            "writer_unary": {(0, 0): [BufferAddress("out"), 0, out_tiles]},
+        },
+        compute_config=compute_config,
+    )
+
+
+def reduce(shape: tuple[int, int], pool: str, dim: str, scaler: float) -> Program:
+    """out = reduce(x * scaler) over rows (out: H x 32, column 0) or columns (32 x W, row 0)."""
+    ht, wt = shape[0] // 32, shape[1] // 32
+    groups, inner = (ht, wt) if dim == "row" else (wt, ht)
+    out_shape = (shape[0], 32) if dim == "row" else (32, shape[1])
+    compute = kernel("compute_reduce.cpp", "compute", CB_IN, CB_SCALER, CB_OUT, POOLS[pool], DIMS[dim], groups, inner)
+    return _one_core_unary(compute, shape, out_shape, column_major=dim == "col", scaler=scaler)
+
+
+def transpose(shape: tuple[int, int]) -> Program:
+    """out = x^T (tiles read column-major so output tiles come out in row-major order)."""
+    count = (shape[0] // 32) * (shape[1] // 32)
+    compute = kernel("compute_transpose.cpp", "compute", CB_IN, CB_OUT, count)
+    return _one_core_unary(compute, shape, (shape[1], shape[0]), column_major=True)
+
+
+def sfpu_unary(shape: tuple[int, int], op: str, compute_config: ComputeConfig = ComputeConfig()) -> Program:
+    """out = exp(x), 1/x or 1/exp(x), through DST."""
+    count = (shape[0] // 32) * (shape[1] // 32)
+    compute = kernel("compute_sfpu_unary.cpp", "compute", CB_IN, CB_OUT, count, SFPU_OPS[op])
+    return _one_core_unary(compute, shape, shape, compute_config=compute_config)
+
+
+def bcast_sub_cols(shape: tuple[int, int]) -> Program:
+    """out = a - b[:, 0:1] (b: H x 32, its column 0 broadcast across each row)."""
+    cb_a, cb_b = 0, 1
+    ht, wt = shape[0] // 32, shape[1] // 32
+    page = tile_size_bytes("bf16")
+    return Program(
+        grid=(1, 1),
+        kernels=[
+            kernel("reader_bcast_cols.cpp", "reader", cb_a, cb_b, ht, wt),
+            kernel("compute_bcast_sub_cols.cpp", "compute", cb_a, cb_b, CB_OUT, ht, wt),
+            kernel("writer_unary.cpp", "writer", CB_OUT, TENSOR_ACCESSOR_DRAM),
+        ],
+        cbs=[CBConfig(cb_a, 2, page), CBConfig(cb_b, 2, page), CBConfig(CB_OUT, 2, page)],
+        buffers=[
+            DramBuffer("a", shape),
+            DramBuffer("b", (shape[0], 32)),
+            DramBuffer("out", shape, is_input=False, is_output=True),
+        ],
+        runtime_args={
+            "reader_bcast_cols": {(0, 0): [BufferAddress("a"), BufferAddress("b")]},
+            "writer_unary": {(0, 0): [BufferAddress("out"), 0, ht * wt]},
+        },
     )
