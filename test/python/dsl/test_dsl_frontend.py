@@ -1,0 +1,187 @@
+"""Frontend unit tests: shape rules, run-time branches, helpers, and the smaller
+errors of the Python subset (the lit tests in test/dsl pin the IR of the main forms)."""
+
+from __future__ import annotations
+
+import pytest
+from xdsl.dialects import scf
+
+from ttlang import CircularBuffer, Program, TensorSpec, compute, core_index, datamovement, pykernel_gen
+from ttlang.dialects import d2m
+from ttlang.dsl.diagnostics import DSLError, KernelError
+from ttlang.dsl.operators import broadcast_shape
+
+TILE = TensorSpec((32, 32))
+
+
+@pytest.mark.parametrize(
+    "shapes, expected",
+    [
+        ([(64, 64), (64, 64)], (64, 64)),
+        ([(64, 64), (64, 1)], (64, 64)),
+        ([(1, 64), (64, 1)], (64, 64)),
+        ([(64, 64), (1, 1)], (64, 64)),
+        ([(2, 64, 32), (64, 32)], (2, 64, 32)),
+    ],
+)
+def test_broadcast_shape(shapes, expected):
+    assert broadcast_shape("+", shapes) == expected
+
+
+def test_broadcast_rejects_unequal_extents():
+    with pytest.raises(DSLError, match=r"got \(64, 64\) and \(32, 64\)"):
+        broadcast_shape("+", [(64, 64), (32, 64)])
+
+
+def pick(blk, exponentiate):
+    """A helper whose compile-time branch returns early."""
+    if exponentiate:
+        return blk.exp()
+    return blk.neg()
+
+
+def compute_kernel(body_function):
+    """A one-core, compute-only kernel running `body_function` as its thread."""
+
+    @pykernel_gen(grid=(2, 1))
+    def kernel(x, out):
+        return Program(compute()(body_function))(x, out)
+
+    return kernel
+
+
+def ops_named(module, name):
+    return [op for op in module.walk() if op.name == name]
+
+
+def test_run_time_branch_carries_assigned_values_out():
+    def body(x_cb: CircularBuffer, out_cb: CircularBuffer):
+        with x_cb.wait() as blk, out_cb.reserve() as o:
+            y = blk
+            if core_index(0) == 0:
+                y = pick(blk, True)
+            else:
+                y = pick(blk, False)
+            o.store(y)
+
+    module = compute_kernel(body).frontend_module(TILE, TILE)
+    (branch,) = [op for op in module.walk() if isinstance(op, scf.IfOp)]
+    assert [str(t) for t in branch.result_types] == ["tensor<1x1x!ttcore.tile<32x32, bf16>>"]
+    then_ops = [op.name for op in branch.true_region.walk()]
+    else_ops = [op.name for op in branch.false_region.walk()]
+    assert "d2m.tile_exp" in then_ops and "d2m.tile_neg" not in then_ops
+    assert "d2m.tile_neg" in else_ops and "d2m.tile_exp" not in else_ops
+    (store,) = ops_named(module, "d2m.store")
+    assert store.operands[1] is branch.results[0]
+
+
+def test_loop_carried_block_must_keep_its_shape():
+    def body(x_cb: CircularBuffer, out_cb: CircularBuffer):
+        with x_cb.wait() as blk, out_cb.reserve() as o:
+            acc = blk
+            for i in range(2):
+                acc = acc.rowsum()
+            o.store(acc)
+
+    with pytest.raises(KernelError, match=r"`acc` is a \(32, 32\) block before the loop but a \(32, 1\) block"):
+        compute_kernel(body).frontend_module(TILE, TILE)
+
+
+def test_with_and_explicit_pop_release_twice():
+    def body(x_cb: CircularBuffer, out_cb: CircularBuffer):
+        with x_cb.wait() as blk:
+            x_cb.pop()
+
+    with pytest.raises(KernelError, match="released twice"):
+        compute_kernel(body).frontend_module(TILE, TILE)
+
+
+def test_pop_without_wait():
+    def body(x_cb: CircularBuffer, out_cb: CircularBuffer):
+        x_cb.pop()
+
+    with pytest.raises(KernelError, match=r"x_cb.pop\(\) has no x_cb.wait\(\) to release"):
+        compute_kernel(body).frontend_module(TILE, TILE)
+
+
+def test_wait_in_a_loop_popped_after_it():
+    def body(x_cb: CircularBuffer, out_cb: CircularBuffer):
+        for i in range(2):
+            blk = x_cb.wait()
+        x_cb.pop()
+
+    with pytest.raises(KernelError, match="must be matched by x_cb.pop\\(\\) in the same iteration"):
+        compute_kernel(body).frontend_module(TILE, TILE)
+
+
+def test_compile_time_assert():
+    def body(x_cb: CircularBuffer, out_cb: CircularBuffer):
+        assert 2 + 2 == 5, "arithmetic is broken"
+
+    with pytest.raises(KernelError, match="assertion failed: arithmetic is broken"):
+        compute_kernel(body).frontend_module(TILE, TILE)
+
+
+@pytest.mark.parametrize(
+    "statement, message",
+    [
+        ("while True:\n            pass", "`while` loops are not supported"),
+        ("x = core_index(2)", r"core_index\(dim\) takes 0 \(rows\) or 1 \(columns\)"),
+        ("x = undefined_name + 1", "name `undefined_name` is not defined"),
+        ("x = core_index(0) / 2", "use // for integer division"),
+    ],
+)
+def test_unsupported_python(tmp_path, statement, message):
+    """Threads written to a file, so the frontend can read their source."""
+    source = tmp_path / "kernel_under_test.py"
+    source.write_text(
+        "from ttlang import *\n"
+        "@pykernel_gen(grid=(1, 1))\n"
+        "def kernel(x, out):\n"
+        "    @datamovement()\n"
+        "    def reader(x_cb: CircularBuffer, out_cb: CircularBuffer):\n"
+        f"        {statement}\n"
+        "    return Program(reader)(x, out)\n"
+    )
+    namespace: dict = {}
+    exec(compile(source.read_text(), str(source), "exec"), namespace)
+    with pytest.raises(KernelError, match=message) as info:
+        namespace["kernel"].frontend_module(TILE, TILE)
+    assert info.value.filename == str(source)
+    assert info.value.line == 6
+
+
+def test_block_arithmetic_belongs_in_compute():
+    @pykernel_gen(grid=(1, 1))
+    def kernel(x, out):
+        @datamovement()
+        def reader(x_cb: CircularBuffer, out_cb: CircularBuffer):
+            with x_cb.reserve() as blk:
+                y = blk.exp()
+
+        return Program(reader)(x, out)
+
+    with pytest.raises(KernelError, match=r"\.exp\(\) belongs in a @compute\(\) thread"):
+        kernel.frontend_module(TILE, TILE)
+
+
+def test_threads_follow_program_order_and_ops_carry_locations():
+    @pykernel_gen(grid=(1, 1))
+    def kernel(x, out):
+        @datamovement()
+        def reader(x_cb: CircularBuffer, out_cb: CircularBuffer):
+            pass
+
+        @compute()
+        def body(x_cb: CircularBuffer, out_cb: CircularBuffer):
+            with x_cb.wait() as blk, out_cb.reserve() as o:
+                o.store(blk.exp())
+
+        return Program(reader, body)(x, out)
+
+    module = kernel.frontend_module(TILE, TILE)
+    (generic,) = ops_named(module, "d2m.generic")
+    assert generic.thread_kinds == [d2m.ThreadType.DATAMOVEMENT, d2m.ThreadType.COMPUTE]
+    (store,) = ops_named(module, "d2m.store")
+    assert store.location.filename.data == __file__
+    assert store.location.line.data == kernel.function.__code__.co_firstlineno + 9
