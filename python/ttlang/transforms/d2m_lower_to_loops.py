@@ -77,7 +77,6 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from ttlang.dialects import d2m
 from ttlang.dialects.ttcore import MemorySpace, MemorySpaceAttr, TileType
 from ttlang.target.compute_config import compute_config_of
-from ttlang.transforms.d2m_bufferize import compute_regions
 from ttlang.transforms.diagnostics import PassError
 
 
@@ -168,11 +167,8 @@ def loop_ranges(op: GenericOp) -> list[int]:
         for expr, extent in zip(map_attr.data.results, operand_type.get_shape()):
             if isinstance(expr, AffineDimExpr):
                 ranges.setdefault(expr.position, extent)
-    num_dims = op.indexing_maps.data[0].data.num_dims
-    missing = [dim for dim in range(num_dims) if dim not in ranges]
-    if missing:
-        raise PassError(op, f"has loop dimensions {missing} that index no operand.")
-    return [ranges[dim] for dim in range(num_dims)]
+    # linalg.generic's verifier guarantees that every dimension indexes some operand.
+    return [ranges[dim] for dim in range(op.indexing_maps.data[0].data.num_dims)]
 
 
 def output_is_undefined(op: GenericOp) -> bool:
@@ -318,7 +314,8 @@ def _lower_generic(op: GenericOp, capacity: int) -> None:
     reduction = [d for d in range(len(ranges)) if d not in parallel]
     body = op.body.block
     acc_arg = body.args[-1]
-    (yielded,) = body.last_op.operands if isinstance(body.last_op, YieldOp) else (None,)
+    assert isinstance(body.last_op, YieldOp)
+    (yielded,) = body.last_op.operands
     output = op.outputs[0]
     tile_type = acc_arg.type
     assert isinstance(tile_type, TileType)
@@ -352,8 +349,6 @@ def _lower_generic(op: GenericOp, capacity: int) -> None:
                 raise PassError(op, "reads its output but yields a value computed elsewhere; the accumulator must be updated in place.")
 
         _emit_loops(builder, [ranges[d] for d in reduction], compute)
-        if yielded is None:
-            raise PassError(op, "has no linalg.yield.")
         if reduction and isinstance(state.locations[yielded], InCB):
             raise PassError(op, "reduces but yields an input tile unchanged.")
         slot = state.copy_to_dst(builder, yielded)
@@ -374,10 +369,12 @@ class D2MLowerToLoops(ModulePass):
     name = "d2m-lower-to-loops"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for region in compute_regions(op):
-            capacity = compute_config_of(region.parent_op()).dst_capacity_tiles
-            generics = [g for g in region.walk() if isinstance(g, GenericOp)]
-            for generic in generics:
-                if generic.res:
-                    raise PassError(generic, "still returns tensors; run d2m-bufferize first.")
-                _lower_generic(generic, capacity)
+        generics = [g for g in op.walk() if isinstance(g, GenericOp) and _works_on_tiles(g)]
+        for generic in generics:
+            if generic.res:
+                raise PassError(generic, "still returns tensors; run d2m-bufferize first.")
+            _lower_generic(generic, compute_config_of(generic).dst_capacity_tiles)
+
+
+def _works_on_tiles(op: GenericOp) -> bool:
+    return all(isinstance(arg.type, TileType) for arg in op.body.block.args)

@@ -1,0 +1,139 @@
+// RUN: %ttlang-opt %s -p d2m-bufferize | FileCheck %s
+
+!tile = !ttcore.tile<32x32, bf16>
+!dram = memref<2x2x!tile, #ttcore.memory_space<dram>>
+!cb = !d2m.cb<memref<2x2x!tile, #ttcore.memory_space<l1>>>
+!t = tensor<2x2x!tile>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+
+// A generic stored into a block reserved before it writes the block directly.
+// CHECK-LABEL: func.func @store_in_place
+// CHECK:      %[[IN:.*]] = d2m.wait %{{.*}} : {{.*}} -> memref<2x2x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<l1>>
+// CHECK-NEXT: %[[OUT:.*]] = d2m.reserve %{{.*}} : {{.*}} -> memref<2x2x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<l1>>
+// CHECK-NEXT: linalg.generic {{.*}} ins(%[[IN]] : {{.*}}) outs(%[[OUT]] : {{.*}})
+// CHECK:        d2m.tile_exp
+// CHECK-NOT:  d2m.store
+// CHECK-NOT:  tensor
+func.func @store_in_place(%in: !dram, %out: !dram) {
+  d2m.generic {grid = #ttcore.grid<1x1>, block_factors = [1, 1], threads = [#d2m.thread<compute>]} ins(%in : !dram) outs(%out : !dram) {
+  ^bb0(%in_cb: !cb, %out_cb: !cb):
+    %x = d2m.wait %in_cb : !cb -> !t
+    %o = d2m.reserve %out_cb : !cb -> !t
+    %e = tensor.empty() : !t
+    %y = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%x : !t) outs(%e : !t) {
+    ^bb0(%a: !tile, %b: !tile):
+      %r = d2m.tile_exp %a : !tile
+      linalg.yield %r : !tile
+    } -> !t
+    d2m.store %o, %y : !t, !t
+    d2m.push %out_cb : !cb
+    d2m.pop %in_cb : !cb
+  }
+  return
+}
+
+// A temporary gets a one-block local CB: produced (reserve, generic, push), then
+// consumed (wait ... pop after its last use).
+// CHECK-LABEL: func.func @temporary
+// CHECK:      ^bb0(
+// CHECK-NEXT: %[[TMP_CB:.*]] = d2m.local_cb : !d2m.cb<memref<2x2x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<l1>>, 1>
+// CHECK:      %[[OUT:.*]] = d2m.reserve %out_cb
+// CHECK-NEXT: %[[TMP_W:.*]] = d2m.reserve %[[TMP_CB]]
+// CHECK-NEXT: linalg.generic {{.*}} outs(%[[TMP_W]] : {{.*}})
+// CHECK:        d2m.tile_exp
+// CHECK:      d2m.push %[[TMP_CB]]
+// CHECK-NEXT: %[[TMP_R:.*]] = d2m.wait %[[TMP_CB]]
+// CHECK-NEXT: linalg.generic {{.*}} ins(%[[TMP_R]] : {{.*}}) outs(%[[OUT]] : {{.*}})
+// CHECK:        d2m.tile_recip
+// CHECK:      d2m.pop %[[TMP_CB]]
+// CHECK-NEXT: d2m.push %out_cb
+func.func @temporary(%in: !dram, %out: !dram) {
+  d2m.generic {grid = #ttcore.grid<1x1>, block_factors = [1, 1], threads = [#d2m.thread<compute>]} ins(%in : !dram) outs(%out : !dram) {
+  ^bb0(%in_cb: !cb, %out_cb: !cb):
+    %x = d2m.wait %in_cb : !cb -> !t
+    %o = d2m.reserve %out_cb : !cb -> !t
+    %e = tensor.empty() : !t
+    %y = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%x : !t) outs(%e : !t) {
+    ^bb0(%a: !tile, %b: !tile):
+      %r = d2m.tile_exp %a : !tile
+      linalg.yield %r : !tile
+    } -> !t
+    %z = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%y : !t) outs(%e : !t) {
+    ^bb0(%a: !tile, %b: !tile):
+      %r = d2m.tile_recip %a : !tile
+      linalg.yield %r : !tile
+    } -> !t
+    d2m.store %o, %z : !t, !t
+    d2m.push %out_cb : !cb
+    d2m.pop %in_cb : !cb
+  }
+  return
+}
+
+// Storing a block that is not an operator result copies it with an identity generic.
+// CHECK-LABEL: func.func @store_copies
+// CHECK:      %[[IN:.*]] = d2m.wait %in_cb
+// CHECK-NEXT: %[[OUT:.*]] = d2m.reserve %out_cb
+// CHECK-NEXT: linalg.generic {{.*}} ins(%[[IN]] : {{.*}}) outs(%[[OUT]] : {{.*}})
+// CHECK-NEXT: ^bb{{.*}}(%[[A:.*]]: !ttcore.tile<32x32, bf16>, %{{.*}}: !ttcore.tile<32x32, bf16>):
+// CHECK-NEXT:   linalg.yield %[[A]]
+func.func @store_copies(%in: !dram, %out: !dram) {
+  d2m.generic {grid = #ttcore.grid<1x1>, block_factors = [1, 1], threads = [#d2m.thread<compute>]} ins(%in : !dram) outs(%out : !dram) {
+  ^bb0(%in_cb: !cb, %out_cb: !cb):
+    %x = d2m.wait %in_cb : !cb -> !t
+    %o = d2m.reserve %out_cb : !cb -> !t
+    d2m.store %o, %x : !t, !t
+    d2m.push %out_cb : !cb
+    d2m.pop %in_cb : !cb
+  }
+  return
+}
+
+// A loop-carried block streams through a two-block local CB; the init and the yielded
+// value are computed straight into it.
+// CHECK-LABEL: func.func @loop_carried
+// CHECK:      %[[CARRY:.*]] = d2m.local_cb : !d2m.cb<memref<2x2x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<l1>>>
+// CHECK:      %[[INIT:.*]] = d2m.reserve %[[CARRY]]
+// CHECK-NEXT: linalg.generic {{.*}} outs(%[[INIT]] : {{.*}})
+// CHECK:        d2m.tile_fill
+// CHECK:      d2m.push %[[CARRY]]
+// CHECK-NEXT: scf.for
+// CHECK-NEXT:   %[[CUR:.*]] = d2m.wait %[[CARRY]]
+// CHECK-NEXT:   %[[NEXT:.*]] = d2m.reserve %[[CARRY]]
+// CHECK:        linalg.generic {{.*}} ins(%[[CUR]], %{{.*}} : {{.*}}) outs(%[[NEXT]] : {{.*}})
+// CHECK:          d2m.tile_add
+// CHECK:        d2m.push %[[CARRY]]
+// CHECK-NEXT:   d2m.pop %[[CARRY]]
+// CHECK-NEXT: }
+// CHECK-NEXT: %[[FINAL:.*]] = d2m.wait %[[CARRY]]
+// CHECK:      linalg.generic {{.*}} ins(%[[FINAL]] : {{.*}})
+// CHECK:      d2m.pop %[[CARRY]]
+func.func @loop_carried(%in: !dram, %out: !dram) {
+  d2m.generic {grid = #ttcore.grid<1x1>, block_factors = [1, 1], threads = [#d2m.thread<compute>]} ins(%in : !dram) outs(%out : !dram) {
+  ^bb0(%in_cb: !cb, %out_cb: !cb):
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c4 = arith.constant 4 : index
+    %e = tensor.empty() : !t
+    %zero = linalg.generic {indexing_maps = [#id], iterator_types = ["parallel", "parallel"]} outs(%e : !t) {
+    ^bb0(%b: !tile):
+      %f = d2m.tile_fill 0.0 : !tile
+      linalg.yield %f : !tile
+    } -> !t
+    %acc = scf.for %k = %c0 to %c4 step %c1 iter_args(%sum = %zero) -> (!t) {
+      %x = d2m.wait %in_cb : !cb -> !t
+      %e2 = tensor.empty() : !t
+      %next = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]} ins(%sum, %x : !t, !t) outs(%e2 : !t) {
+      ^bb0(%a: !tile, %b: !tile, %c: !tile):
+        %r = d2m.tile_add %a, %b : !tile
+        linalg.yield %r : !tile
+      } -> !t
+      d2m.pop %in_cb : !cb
+      scf.yield %next : !t
+    }
+    %o = d2m.reserve %out_cb : !cb -> !t
+    d2m.store %o, %acc : !t, !t
+    d2m.push %out_cb : !cb
+  }
+  return
+}
