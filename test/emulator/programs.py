@@ -6,6 +6,7 @@ put this directory on sys.path.
 
 from __future__ import annotations
 
+import dataclasses
 import struct
 from pathlib import Path
 
@@ -189,3 +190,11 @@ def bcast_sub_cols(shape: tuple[int, int]) -> Program:
             "writer_unary": {(0, 0): [BufferAddress("out"), 0, ht * wt]},
         },
     )
+
+
+def with_kernel(program: Program, kind: str, file_name: str, *compile_time_args: int) -> Program:
+    """`program` with its `kind` kernel's source replaced by `file_name` (same name and runtime args)."""
+    old = next(k for k in program.kernels if k.kind == kind)
+    new = Kernel(name=old.name, kind=kind, source=(KERNELS_DIR / file_name).read_text(),
+                 compile_time_args=compile_time_args or old.compile_time_args)
+    return dataclasses.replace(program, kernels=[new if k is old else k for k in program.kernels])

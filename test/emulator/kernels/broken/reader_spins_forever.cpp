@@ -1,0 +1,8 @@
+// BROKEN (hang): spins forever without calling the API.
+#include "dataflow_api.h"
+
+void kernel_main() {
+  volatile bool spinning = true;
+  while (spinning) {
+  }
+}

@@ -1,0 +1,7 @@
+// BROKEN (deadlock): waits for semaphore 0 to become 1, which nobody ever signals.
+#include "dataflow_api.h"
+
+void kernel_main() {
+  volatile tt_l1_ptr uint32_t* semaphore = reinterpret_cast<volatile tt_l1_ptr uint32_t*>(get_semaphore(0));
+  noc_semaphore_wait(semaphore, 1);
+}

@@ -1,0 +1,136 @@
+"""Strictness: each misuse is caught by a deliberately broken kernel
+(test/emulator/kernels/broken) and reported with core, thread, kernel and CB."""
+
+import dataclasses
+import re
+
+import programs
+import pytest
+import torch
+
+from ttlang.runtime import EmulatorError, run_program
+from ttlang.target.program import CBConfig, ComputeConfig
+
+SHAPE = (64, 64)  # 4 tiles
+CB_A, CB_B, CB_OUT = 0, 1, 16
+
+
+def eltwise(grid=(1, 1), **changes):
+    """Eltwise add of SHAPE-sized tensors on every core of `grid` (4 tiles per core)."""
+    shape = (SHAPE[0] * grid[0], SHAPE[1] * grid[1])
+    return dataclasses.replace(programs.eltwise_add(shape, grid), **changes)
+
+
+def broken(kind, file_name, *compile_time_args, program=None):
+    return programs.with_kernel(program or eltwise(), kind, f"broken/{file_name}", *compile_time_args)
+
+
+def run(program, timeout_s=None):
+    shape = program.buffers[0].shape
+    tensors = {"a": torch.ones(shape), "b": torch.ones(shape), "out": torch.zeros(shape)}
+    return run_program(program, tensors, timeout_s=timeout_s)
+
+
+def error_of(program, timeout_s=None) -> str:
+    with pytest.raises(EmulatorError) as caught:
+        run(program, timeout_s)
+    return str(caught.value)
+
+
+def test_deadlock_reports_every_blocked_thread():
+    message = error_of(broken("reader", "reader_skips_cb_b.cpp", program=eltwise(grid=(1, 2))))
+    assert message.startswith("deadlock: no thread can make progress; 6 blocked thread(s)")
+    for col in (0, 1):
+        assert f"core (0,{col}) reader [kernel 'reader_binary']: cb 0: cb_reserve_back wants 1 free page(s), 0 free" in message
+        assert f"core (0,{col}) compute [kernel 'compute_eltwise_add']: cb 1: cb_wait_front wants 1 page(s), 0 available" in message
+        assert f"core (0,{col}) writer [kernel 'writer_unary']: cb 16: cb_wait_front wants 1 page(s), 0 available" in message
+
+
+def test_waiting_for_more_than_was_pushed_is_a_deadlock():
+    program = eltwise()
+    program.runtime_args["reader_binary"][(0, 0)][3] = 1  # the reader sends 1 tile, compute wants 4
+    message = error_of(program)
+    assert "core (0,0) compute [kernel 'compute_eltwise_add']: cb 0: cb_wait_front wants 1 page(s), 0 available" in message
+
+
+def test_semaphore_deadlock_names_the_semaphore_wait():
+    message = error_of(broken("reader", "reader_waits_on_semaphore.cpp", program=eltwise(semaphores=[0])))
+    assert re.search(r"core \(0,0\) reader \[kernel 'reader_binary'\]: noc_semaphore_wait at 0x[0-9a-f]+ wants == 1, value is 0", message)
+
+
+def test_dst_index_beyond_half_sync_capacity():
+    message = error_of(broken("compute", "compute_dst_index.cpp", CB_A, CB_B, CB_OUT, 8))
+    assert "core (0,0) compute [kernel 'compute_eltwise_add']: add/sub/mul_tiles: DST index 8 is beyond DST capacity 8 tiles (16-bit DST, half sync)" in message
+
+
+def test_dst_index_8_is_fine_in_full_sync_but_4_is_not_with_fp32_dest():
+    full_sync = eltwise(compute_config=ComputeConfig(dst_full_sync_en=True))
+    result = run(broken("compute", "compute_dst_index.cpp", CB_A, CB_B, CB_OUT, 8, program=full_sync))
+    assert torch.equal(result.outputs["out"].float(), torch.full(SHAPE, 2.0))
+    fp32 = eltwise(compute_config=ComputeConfig(fp32_dest_acc_en=True))
+    message = error_of(broken("compute", "compute_dst_index.cpp", CB_A, CB_B, CB_OUT, 4, program=fp32))
+    assert "DST index 4 is beyond DST capacity 4 tiles (32-bit DST, half sync)" in message
+
+
+def test_math_outside_acquire():
+    message = error_of(broken("compute", "compute_math_before_acquire.cpp"))
+    assert "core (0,0) compute [kernel 'compute_eltwise_add']: add/sub/mul_tiles touches DST outside tile_regs_acquire..tile_regs_commit (DST is released (no tile_regs_acquire))" in message
+
+
+def test_pack_before_tile_regs_wait():
+    message = error_of(broken("compute", "compute_pack_before_wait.cpp"))
+    assert "pack_tile reads DST outside tile_regs_wait..tile_regs_release (DST is committed (waiting for tile_regs_wait))" in message
+
+
+def test_push_beyond_capacity():
+    message = error_of(broken("reader", "reader_push_overflow.cpp"))
+    assert "core (0,0) reader [kernel 'reader_binary']: cb 0: cb_push_back(3) pushes beyond the CB's capacity (2 of 2 pages free)" in message
+
+
+def test_reserve_larger_than_the_cb():
+    message = error_of(broken("reader", "reader_reserve_too_large.cpp"))
+    assert "core (0,0) reader [kernel 'reader_binary']: cb 0: cb_reserve_back(3) reserves more pages than the CB holds (2)" in message
+
+
+def test_pop_more_than_pushed():
+    message = error_of(broken("compute", "compute_pop_too_many.cpp"))
+    assert re.search(r"core \(0,0\) compute \[kernel 'compute_eltwise_add'\]: cb 0: cb_pop_front\(3\) pops more pages than were pushed \([12] available\)", message)
+
+
+def test_wait_larger_than_the_cb():
+    message = error_of(broken("compute", "compute_wait_too_large.cpp"))
+    assert "cb 0: cb_wait_front(3) waits for more pages than the CB holds (2)" in message
+
+
+def test_dram_read_out_of_bounds():
+    message = error_of(broken("reader", "reader_dram_out_of_bounds.cpp"))
+    assert "core (0,0) reader [kernel 'reader_binary']: out-of-bounds DRAM read: bank 4 address" in message
+    assert "past the last page of buffer 'a' (4 pages)" in message
+
+
+def test_l1_over_allocation():
+    page = 2048
+    program = eltwise(cbs=[CBConfig(CB_A, 400, page), CBConfig(CB_B, 400, page), CBConfig(CB_OUT, 2, page)])
+    message = error_of(program)
+    assert "L1 over-allocation: cb 1 (400 pages x 2048 B) brings the CBs to 1638400 bytes, but a core has 1396736 bytes of L1 for CBs" in message
+
+
+def test_kernel_crash_is_reported_not_fatal():
+    message = error_of(broken("reader", "reader_null_pointer.cpp"))
+    assert "the emulator died with SIGSEGV" in message
+    assert "core (0,0) reader [kernel 'reader_binary']: kernel crashed with SIGSEGV" in message
+
+
+def test_kernel_hang_times_out():
+    message = error_of(broken("reader", "reader_spins_forever.cpp"), timeout_s=2)
+    assert "did not finish within 2 s" in message
+
+
+def test_kernel_compile_error_names_the_kernel():
+    from ttlang.runtime import KernelCompileError
+    from ttlang.target.program import Kernel
+
+    program = eltwise()
+    program.kernels[0] = Kernel("reader_binary", "reader", "void kernel_main() { undefined_call(); }")
+    with pytest.raises(KernelCompileError, match=r"reader kernel 'reader_binary' failed to compile:(.|\n)*undefined_call"):
+        run(program)
