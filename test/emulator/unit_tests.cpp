@@ -1,0 +1,299 @@
+// C++ unit tests of the emulator's parts: numerics, tile layout and math, NoC
+// addresses, cost table, DST, CBs, DRAM, the scheduler, and a small device run.
+// Misuse is checked in a forked child, which must exit with the expected message.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "compute_kernel_api/eltwise_binary.h"
+#include "compute_kernel_api/pack.h"
+#include "compute_kernel_api/reg_api.h"
+#include "cost_table.h"
+#include "dataflow_api.h"
+#include "device.h"
+#include "errors.h"
+#include "noc.h"
+#include "numerics.h"
+#include "tile_math.h"
+
+using namespace ttemu;
+
+namespace {
+
+int g_failures = 0;
+
+#define CHECK(condition)                                                           \
+  do {                                                                             \
+    if (!(condition)) {                                                            \
+      std::fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #condition); \
+      ++g_failures;                                                                \
+    }                                                                              \
+  } while (0)
+
+// Runs `body` in a child process; it must exit nonzero and print `needle` to stderr.
+void check_fails_with(const std::function<void()>& body, const std::string& needle) {
+  int pipe_fds[2];
+  if (pipe(pipe_fds) != 0) return;
+  pid_t child = fork();
+  if (child == 0) {
+    dup2(pipe_fds[1], STDERR_FILENO);
+    close(pipe_fds[0]);
+    body();
+    _exit(0);
+  }
+  close(pipe_fds[1]);
+  std::string output;
+  char buffer[512];
+  for (ssize_t n; (n = read(pipe_fds[0], buffer, sizeof buffer)) > 0;) output.append(buffer, n);
+  close(pipe_fds[0]);
+  int status = 0;
+  waitpid(child, &status, 0);
+  bool failed = !WIFEXITED(status) || WEXITSTATUS(status) != 0;
+  if (!failed || output.find(needle) == std::string::npos) {
+    std::fprintf(stderr, "expected a failure with \"%s\", got status %d and:\n%s\n", needle.c_str(), status,
+                 output.c_str());
+    ++g_failures;
+  }
+}
+
+void test_bf16_rounding() {
+  CHECK(round_to_bf16(1.0f) == 1.0f);
+  CHECK(round_to_bf16(1.0f + 0x1p-8f) == 1.0f);                  // tie -> even (down)
+  CHECK(round_to_bf16(1.0f + 3 * 0x1p-8f) == 1.0f + 0x1p-6f);    // tie -> even (up)
+  CHECK(round_to_bf16(1.0f + 0x1p-8f + 0x1p-12f) == 1.0f + 0x1p-7f);  // above the tie
+  CHECK(round_to_bf16(-1.0f - 0x1p-8f) == -1.0f);
+  CHECK(std::isnan(round_to_bf16(NAN)));
+  CHECK(std::isinf(round_to_bf16(INFINITY)));
+}
+
+void test_face_layout() {
+  CHECK(face_layout_index(0, 0) == 0);
+  CHECK(face_layout_index(0, 15) == 15);
+  CHECK(face_layout_index(0, 16) == 256);
+  CHECK(face_layout_index(1, 0) == 16);
+  CHECK(face_layout_index(16, 0) == 512);
+  CHECK(face_layout_index(17, 17) == 768 + 16 + 1);
+  float values[kTileElements], back[kTileElements];
+  for (int i = 0; i < kTileElements; ++i) values[i] = static_cast<float>(i);  // exact in bf16 below 256 only
+  uint8_t page[kTileElements * 4];
+  pack_tile_page(values, DataFormat::Float32, page);
+  float at_17_17;
+  std::memcpy(&at_17_17, page + 4 * face_layout_index(17, 17), 4);
+  CHECK(at_17_17 == 17 * 32 + 17);
+  unpack_tile(page, DataFormat::Float32, back);
+  CHECK(std::memcmp(values, back, sizeof values) == 0);
+  pack_tile_page(values, DataFormat::Float16_b, page);
+  unpack_tile(page, DataFormat::Float16_b, back);
+  for (int i = 0; i < kTileElements; ++i) CHECK(back[i] == round_to_bf16(values[i]));
+}
+
+void test_tile_math() {
+  std::mt19937 random(7);
+  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+  float a[kTileElements], b[kTileElements], product[kTileElements], bt[kTileElements];
+  for (int i = 0; i < kTileElements; ++i) a[i] = uniform(random), b[i] = uniform(random);
+  matmul_tile(a, b, false, product);
+  double worst = 0;
+  for (int r = 0; r < 32; ++r)
+    for (int c = 0; c < 32; ++c) {
+      double exact = 0;
+      for (int k = 0; k < 32; ++k) exact += static_cast<double>(a[r * 32 + k]) * b[k * 32 + c];
+      worst = std::max(worst, std::fabs(exact - product[r * 32 + c]));
+    }
+  CHECK(worst < 1e-5);
+  transpose_tile(b, bt);
+  float product_t[kTileElements];
+  matmul_tile(a, bt, true, product_t);
+  CHECK(std::memcmp(product, product_t, sizeof product) == 0);
+
+  float dst[kTileElements] = {};
+  float negative[kTileElements];
+  for (int i = 0; i < kTileElements; ++i) negative[i] = -1.0f - static_cast<float>(i % 32);
+  reduce_tile(ReducePool::Max, ReduceAxis::Row, negative, 1.0f, false, dst);
+  CHECK(dst[0] == -1.0f && dst[5 * 32] == -1.0f && dst[1] == 0.0f);  // column 0 only, not clamped at 0
+  std::fill(dst, dst + kTileElements, 0.0f);
+  reduce_tile(ReducePool::Sum, ReduceAxis::Col, negative, 0.5f, false, dst);
+  CHECK(dst[3] == 0.5f * 32 * (-1.0f - 3));
+  std::fill(dst, dst + kTileElements, 0.0f);
+  float ones[kTileElements];
+  std::fill(ones, ones + kTileElements, 1.0f);
+  reduce_tile(ReducePool::Sum, ReduceAxis::Scalar, ones, 2.0f, false, dst);
+  CHECK(dst[0] == 2048.0f && dst[1] == 0.0f);
+
+  float column[kTileElements] = {}, out[kTileElements];
+  for (int r = 0; r < 32; ++r) column[r * 32] = static_cast<float>(r);
+  binary_tile(BinaryOp::Sub, Broadcast::Cols, ones, column, false, out);
+  CHECK(out[7 * 32 + 20] == 1.0f - 7.0f);
+  binary_tile(BinaryOp::Add, Broadcast::Rows, ones, column, false, out);
+  CHECK(out[7 * 32 + 0] == 1.0f && out[7 * 32 + 1] == 1.0f);  // row 0 of column: (0, 0, ...)
+}
+
+void test_noc_addresses() {
+  NocAddress core = decode_noc_address(encode_core_address(3, 5, 0x1234) + 16);
+  CHECK(core.kind == NocAddress::Kind::Core && core.x == 3 && core.y == 5 && core.address == 0x1244);
+  NocAddress dram = decode_noc_address(encode_dram_address(11, 0x40000));
+  CHECK(dram.kind == NocAddress::Kind::Dram && dram.bank == 11 && dram.address == 0x40000);
+  NocAddress mcast = decode_noc_address(encode_multicast_address(1, 2, 7, 9, 0x100));
+  CHECK(mcast.kind == NocAddress::Kind::Multicast && mcast.x == 1 && mcast.y == 2 && mcast.x_end == 7 &&
+        mcast.y_end == 9 && mcast.address == 0x100);
+}
+
+void test_cost_table() {
+  CHECK(matmul_tile_cycles(MathFidelity::LoFi) == 16);
+  CHECK(matmul_tile_cycles(MathFidelity::HiFi2) == 32);
+  CHECK(matmul_tile_cycles(MathFidelity::HiFi4) == 64);
+  CHECK(peak_flops_per_cycle(MathFidelity::LoFi) == 4096.0);
+  // A tile matmul's FLOPs over its cycles is exactly the peak rate.
+  CHECK(2.0 * 32 * 32 * 32 / matmul_tile_cycles(MathFidelity::HiFi3) == peak_flops_per_cycle(MathFidelity::HiFi3));
+  NocTiming noc(2);
+  uint64_t first = noc.dram_read(0, 0, 2400, 0);
+  uint64_t second = noc.dram_read(1, 0, 2400, 0);  // same bank, other core: queued behind the first
+  CHECK(first == 100 + cost::kDramLatency);
+  CHECK(second == 200 + cost::kDramLatency);
+}
+
+void test_dst_capacity_and_protocol() {
+  DstRegisters dst;
+  dst.configure(false, false);
+  CHECK(dst.capacity() == 8);
+  dst.configure(false, true);
+  CHECK(dst.capacity() == 16);
+  dst.configure(true, false);
+  CHECK(dst.capacity() == 4);
+  dst.configure(true, true);
+  CHECK(dst.capacity() == 8);
+  check_fails_with([] {
+    DstRegisters registers;
+    registers.configure(false, false);
+    registers.acquire();
+    registers.math_tile(8, "copy_tile");
+  }, "copy_tile: DST index 8 is beyond DST capacity 8 tiles (16-bit DST, half sync)");
+  check_fails_with([] {
+    DstRegisters registers;
+    registers.configure(false, false);
+    registers.acquire();
+    registers.commit();
+    registers.release();
+  }, "tile_regs_release while DST is committed");
+  // bf16 DST rounds on store; fp32 DST keeps the value.
+  DstRegisters bf16;
+  bf16.configure(false, false);
+  bf16.acquire();
+  bf16.math_tile(0, "t")[0] = 1.0f + 0x1p-10f;
+  bf16.store(0);
+  bf16.commit();
+  bf16.wait();
+  CHECK(bf16.pack_tile(0, "t")[0] == 1.0f);
+}
+
+void test_dram_interleaving_and_bounds() {
+  Dram dram;
+  uint32_t base = dram.allocate("x", DataFormat::Float16_b, 25, 2048);
+  auto& data = dram.find("x")->data;
+  for (size_t i = 0; i < data.size(); ++i) data[i] = static_cast<uint8_t>(i / 2048);  // page number
+  uint8_t byte = 0;
+  dram.read(13 % 12, base + (13 / 12) * 2048, &byte, 1);  // page 13: bank 1, second row
+  CHECK(byte == 13);
+  dram.read(0, base + 2 * 2048, &byte, 1);  // page 24: bank 0, third row
+  CHECK(byte == 24);
+  check_fails_with([&] { dram.read(1, base + 2 * 2048, &byte, 1); },
+                   "past the last page of buffer 'x' (25 pages)");
+  check_fails_with([&] { dram.read(0, 0x10, &byte, 1); }, "not inside any allocated buffer");
+}
+
+// ---- a small device run ----
+uint64_t g_produced_at = 0;
+uint64_t g_consumed_at = 0;
+
+void producer_kernel() {
+  ::cb_reserve_back(0, 1);
+  auto* page = reinterpret_cast<uint32_t*>(get_write_ptr(0));
+  page[0] = 42;
+  ttemu::Device::active().scheduler().advance(1000);  // long work before the push
+  ::cb_push_back(0, 1);
+  g_produced_at = ttemu::Device::active().scheduler().now();
+}
+
+void consumer_kernel() {
+  ::cb_wait_front(0, 1);
+  g_consumed_at = ttemu::Device::active().scheduler().now();
+  auto* page = reinterpret_cast<uint32_t*>(get_read_ptr(0));
+  if (page[0] != 42) ttemu::fail("consumer read the wrong value");
+  ::cb_pop_front(0, 1);
+}
+
+void test_cb_hand_off_carries_time() {
+  DeviceConfig config;
+  config.rows = 1;
+  config.cols = 1;
+  Device device(config);
+  device.add_cb(0, 2, 2048, DataFormat::Float16_b);
+  device.add_kernel({"producer", ThreadKind::Reader, producer_kernel});
+  device.add_kernel({"consumer", ThreadKind::Writer, consumer_kernel});
+  device.run();
+  CHECK(g_produced_at >= 1000);
+  // The consumer cannot see the page before the producer pushed it.
+  CHECK(g_consumed_at >= g_produced_at);
+  const KernelThread& writer = device.core(0).threads()[static_cast<int>(ThreadKind::Writer)];
+  CHECK(writer.fiber->waiting_cycles() >= 1000);
+  CHECK(writer.fiber->clock() == writer.fiber->busy_cycles() + writer.fiber->waiting_cycles());
+}
+
+void waits_forever_kernel() { ::cb_wait_front(0, 1); }
+
+void test_deadlock_is_reported() {
+  check_fails_with([] {
+    DeviceConfig config;
+    config.rows = 1;
+    config.cols = 2;
+    Device device(config);
+    device.add_cb(0, 2, 2048, DataFormat::Float16_b);
+    device.add_kernel({"stuck", ThreadKind::Writer, waits_forever_kernel});
+    device.run();
+  }, "deadlock: no thread can make progress; 2 blocked thread(s):\n  core (0,0) writer [kernel 'stuck']: cb 0: "
+     "cb_wait_front wants 1 page(s), 0 available\n  core (0,1) writer [kernel 'stuck']");
+}
+
+void test_scheduler_runs_earliest_first() {
+  Scheduler scheduler;
+  std::vector<int> order;
+  scheduler.spawn(1, [&] {
+    scheduler.advance(10);
+    scheduler.sync_point();
+    order.push_back(1);
+  });
+  scheduler.spawn(0, [&] {
+    scheduler.advance(20);
+    scheduler.sync_point();
+    order.push_back(0);
+  });
+  CHECK(scheduler.run());
+  CHECK((order == std::vector<int>{1, 0}));  // fiber 1 reaches its sync point at 10, fiber 0 at 20
+}
+
+}  // namespace
+
+int main() {
+  test_bf16_rounding();
+  test_face_layout();
+  test_tile_math();
+  test_noc_addresses();
+  test_cost_table();
+  test_dst_capacity_and_protocol();
+  test_dram_interleaving_and_bounds();
+  test_scheduler_runs_earliest_first();
+  test_cb_hand_off_carries_time();
+  test_deadlock_is_reported();
+  if (g_failures) {
+    std::fprintf(stderr, "%d check(s) failed\n", g_failures);
+    return 1;
+  }
+  std::printf("all emulator unit tests passed\n");
+  return 0;
+}
