@@ -158,7 +158,9 @@ def _decorator_keyword(kernel: ParsedFunction, keyword: str) -> ast.AST:
     return kernel.tree
 
 
-def check_options(kernel: ParsedFunction, options: KernelOptions, tensors: Sequence[api.KernelTensor]) -> None:
+def check_options(
+    kernel: ParsedFunction, options: KernelOptions, tensors: Sequence[api.KernelTensor]
+) -> None:
     grid = options.grid
     grid_node = _decorator_keyword(kernel, "grid")
     if len(grid) != 2 or any(not isinstance(d, int) or d < 1 for d in grid):
@@ -228,7 +230,9 @@ def _located_in(kernel: ParsedFunction, error: DSLError, traceback) -> KernelErr
     return KernelError(error.message, location, error.hint)
 
 
-def trace_kernel(kernel: ParsedFunction, tensors: Sequence[api.KernelTensor], params: dict[str, Any]) -> api.Program:
+def trace_kernel(
+    kernel: ParsedFunction, tensors: Sequence[api.KernelTensor], params: dict[str, Any]
+) -> api.Program:
     """Runs the kernel function with KernelTensors; returns the Program it builds."""
     for name, value in params.items():
         if not isinstance(value, bool | int | float):
@@ -257,9 +261,11 @@ def trace_kernel(kernel: ParsedFunction, tensors: Sequence[api.KernelTensor], pa
             f"({', '.join(t.name for t in tensors)})",
         )
     kinds = [t.kind for t in program.threads]
+    if not kinds:
+        raise kernel.error(where, "Program() needs at least one thread")
     if kinds.count("compute") > d2m.GenericOp.MAX_COMPUTE_THREADS or kinds.count(
         "datamovement"
-    ) > d2m.GenericOp.MAX_DATAMOVEMENT_THREADS or not kinds:
+    ) > d2m.GenericOp.MAX_DATAMOVEMENT_THREADS:
         raise kernel.error(
             where,
             f"a core runs at most one @compute() and two @datamovement() threads, but this "
@@ -381,7 +387,7 @@ class KernelBuilder:
             expected = api.CircularBuffer if position < len(self.tensors) else api.Semaphore
             annotation = None
             if parameter.annotation is not None:
-                annotation = compiler.evaluate_annotation(parameter.annotation)
+                annotation = compiler.evaluate(parameter.annotation)
             if annotation is not expected and not (annotation is None and expected is api.CircularBuffer):
                 what = (
                     f"the CircularBuffer of tensor `{self.tensors[position].name}`"
@@ -457,6 +463,13 @@ _PYTHON_BINARY: dict[str, Callable[[Any, Any], Any]] = {
     "^": operator.xor,
 }
 
+_PYTHON_UNARY: dict[type[ast.unaryop], Callable[[Any], Any]] = {
+    ast.USub: operator.neg,
+    ast.UAdd: operator.pos,
+    ast.Not: operator.not_,
+    ast.Invert: operator.invert,
+}
+
 _INDEX_BINARY: dict[str, type[Operation]] = {
     "+": arith.AddiOp,
     "-": arith.SubiOp,
@@ -499,8 +512,8 @@ def _describe(value: object) -> str:
     return names.get(type(value), f"{type(value).__name__} {value!r}")
 
 
-def _assigned_names(statements: Sequence[ast.stmt]) -> list[str]:
-    """Names the statements assign (in order of first assignment)."""
+def _assigned_names(statements: Sequence[ast.AST]) -> list[str]:
+    """Names the statements (or assignment targets) assign, in order of first assignment."""
     names: dict[str, None] = {}
     for statement in statements:
         for node in ast.walk(statement):
@@ -551,12 +564,6 @@ class ThreadCompiler:
         if isinstance(value, bool) or not isinstance(value, int):
             raise DSLError(f"expected an integer index, but got {_describe(value)}")
         return self.emit(arith.ConstantOp(IntegerAttr(value, IndexType()))).results[0]
-
-    def evaluate_annotation(self, node: ast.expr) -> object:
-        try:
-            return self.evaluate(node)
-        except KernelError:
-            return None
 
     def compile(self, region_block: IRBlock) -> None:
         self.block = region_block
@@ -697,6 +704,7 @@ class ThreadCompiler:
         for name, before, value in zip(names, initial, values):
             value.name_hint = name
             self.frame.scope[name] = Block(value, before.shape) if isinstance(before, Block) else Index(value)
+            self.frame.region_locals.pop(name, None)
 
     def _yielded(self, names: Sequence[str], initial: Sequence[object], where: str) -> list[SSAValue]:
         """The values of the carried names at the end of a region, checked against the
@@ -720,14 +728,15 @@ class ThreadCompiler:
             values.append(after.value)
         return values
 
-    def _enter_region(self, block: IRBlock) -> tuple[IRBlock, dict[str, object], int]:
-        saved = (self.block, dict(self.frame.scope), len(self.outstanding))
+    def _enter_region(self, block: IRBlock) -> tuple[IRBlock, dict[str, object]]:
+        """Moves the insertion point into an scf region; returns what _leave_region restores."""
+        saved = (self.block, dict(self.frame.scope))
         self.block = block
         self.depth += 1
         return saved
 
-    def _leave_region(self, saved, statements: Sequence[ast.stmt], location: SourceLocation) -> None:
-        block, scope_before, _ = saved
+    def _leave_region(self, saved, statements: Sequence[ast.AST], location: SourceLocation) -> None:
+        block, scope_before = saved
         for acquisition in self.outstanding:
             if acquisition.depth == self.depth:
                 raise KernelError(
@@ -764,7 +773,7 @@ class ThreadCompiler:
         bounds = [self.evaluate(arg) for arg in iterable.args]
         if not 1 <= len(bounds) <= 3:
             raise DSLError(f"range() takes 1 to 3 arguments, but got {len(bounds)}")
-        start, stop, step = (0, bounds[0], 1) if len(bounds) == 1 else (*bounds[:2], 1) if len(bounds) == 2 else bounds
+        start, stop, step = {1: (0, *bounds, 1), 2: (*bounds, 1), 3: tuple(bounds)}[len(bounds)]
         if isinstance(step, Index) or not isinstance(step, int) or step < 1:
             raise DSLError("the step of range() must be a positive compile-time int")
         for bound in (start, stop):
@@ -785,7 +794,7 @@ class ThreadCompiler:
             body.add_op(scf.YieldOp(*self._yielded(carried, initial, "loop")))
         except DSLError as error:
             raise self.source.error(node, error.message, error.hint) from None
-        self._leave_region(saved, [*node.body, ast.Assign([node.target], node.target)], self.source.location(node))
+        self._leave_region(saved, [*node.body, node.target], self.source.location(node))
         loop = self.emit(scf.ForOp(lower, upper, stride, [v.value for v in initial], body))
         self._rebind(carried, initial, loop.results)
 
@@ -826,9 +835,7 @@ class ThreadCompiler:
         entered: list[Acquisition] = []
         for item in node.items:
             value = self.evaluate(item.context_expr)
-            if not isinstance(value, Block) or value.acquisition is None or value.acquisition in [
-                a for a in entered
-            ]:
+            if not isinstance(value, Block) or value.acquisition is None or value.acquisition in entered:
                 raise self.source.error(
                     item.context_expr,
                     f"`with` takes cb.wait() or cb.reserve(), not `{ast.unparse(item.context_expr)}`",
@@ -878,7 +885,8 @@ class ThreadCompiler:
             case ast.Call():
                 return self.call(node)
             case ast.BinOp(left=left, op=op, right=right):
-                return self.binary(node, _BINARY_SPELLINGS[type(op)], self.evaluate(left), self.evaluate(right))
+                spelling = _BINARY_SPELLINGS[type(op)]
+                return self.binary(node, spelling, self.evaluate(left), self.evaluate(right))
             case ast.UnaryOp(op=op, operand=operand):
                 return self.unary(op, self.evaluate(operand))
             case ast.Compare():
@@ -986,8 +994,9 @@ class ThreadCompiler:
             offsets.append(0)
             extents.append(tensor.tile_shape[dim])
         for dim, (offset, extent) in enumerate(zip(offsets, extents)):
+            tiles = tensor.tile_shape[dim]
             if isinstance(offset, int) and (
-                offset >= tensor.tile_shape[dim] or (extent is not None and offset + extent > tensor.tile_shape[dim])
+                offset >= tiles or (extent is not None and offset + extent > tiles)
             ):
                 raise DSLError(
                     f"index out of bounds: `{tensor.name}` has {tensor.tile_shape[dim]} tiles in dim "
@@ -998,14 +1007,14 @@ class ThreadCompiler:
         return AccessorBlock(accessor, tuple(offsets), tuple(extents))
 
     def _tile_index(self, value: object, node: ast.AST) -> int | Index:
-        if isinstance(value, Index) or (isinstance(value, int) and not isinstance(value, bool) and value >= 0):
+        is_count = isinstance(value, int) and not isinstance(value, bool) and value >= 0
+        if isinstance(value, Index) or is_count:
             return value
         raise self.source.error(node, f"a tile index must be a non-negative integer, not {_describe(value)}")
 
     def unary(self, op: ast.unaryop, operand: object) -> object:
         if not is_runtime(operand):
-            python = {ast.USub: operator.neg, ast.UAdd: operator.pos, ast.Not: operator.not_, ast.Invert: operator.invert}
-            return self._fold(python[type(op)], operand)
+            return self._fold(_PYTHON_UNARY[type(op)], operand)
         if isinstance(op, ast.UAdd):
             return operand
         if isinstance(op, ast.USub) and isinstance(operand, Block):
@@ -1081,7 +1090,8 @@ class ThreadCompiler:
         if not is_runtime(left) and not is_runtime(right):
             return self._fold(python, left, right)
         if predicate and isinstance(left, Index | int) and isinstance(right, Index | int):
-            return Condition(self.emit(arith.CmpiOp(self.index(left), self.index(right), predicate)).results[0])
+            comparison = arith.CmpiOp(self.index(left), self.index(right), predicate)
+            return Condition(self.emit(comparison).results[0])
         raise DSLError(
             f"cannot compare {_describe(left)} with {_describe(right)}",
             "run-time comparisons are between integer indices",
@@ -1214,7 +1224,9 @@ class ThreadCompiler:
                 "reserve an output block first: `o = out_cb.reserve(); o.store(value); out_cb.push()`",
             )
         if not isinstance(value, Block):
-            raise DSLError(f"store takes a block, not {_describe(value)}", "use fill(value, shape) for constants")
+            raise DSLError(
+                f"store takes a block, not {_describe(value)}", "use fill(value, shape) for constants"
+            )
         if value.tile_shape != destination.tile_shape:
             raise DSLError(
                 f"shape mismatch: cannot store {_describe(value)} into "
@@ -1230,9 +1242,10 @@ class ThreadCompiler:
     def acquire(self, node: ast.Call, cb: CBHandle, kind: str) -> Block:
         cb_type = cb.value.type
         assert isinstance(cb_type, d2m.CBType)
-        result_type = (
-            TensorType(cb_type.block.get_element_type(), cb.block_tile_shape) if self.is_compute else cb_type.block
-        )
+        # Compute threads see blocks as tensors (values); data movement as the L1 buffer.
+        result_type = cb_type.block
+        if self.is_compute:
+            result_type = TensorType(cb_type.block.get_element_type(), cb.block_tile_shape)
         op_class = d2m.WaitOp if kind == "wait" else d2m.ReserveOp
         value = self.emit(op_class(cb.value, result_type)).results[0]
         acquisition = Acquisition(cb, kind, self.source.location(node), self.depth)
@@ -1263,7 +1276,9 @@ class ThreadCompiler:
     def transfer_wait(self, node: ast.Call, transfer: Transfer) -> None:
         self.emit(d2m.DMAWaitOp(transfer.value))
 
-    def dma(self, node: ast.Call, src: object, dst: object, core: object = None, mcast: object = None) -> Transfer:
+    def dma(
+        self, node: ast.Call, src: object, dst: object, core: object = None, mcast: object = None
+    ) -> Transfer:
         if self.is_compute:
             raise DSLError(
                 "dma() belongs in a @datamovement() thread",
@@ -1277,7 +1292,8 @@ class ThreadCompiler:
         if core is not None:
             if not (isinstance(src, Block) and isinstance(dst, Block)):
                 raise DSLError("a multicast dma copies a CB block to a CB block on other cores")
-            op = d2m.DMAMulticastOp(src.value, dst.value, self._core_pair(core, "core"), self._core_pair(mcast, "mcast"))
+            corner, extent = self._core_pair(core, "core"), self._core_pair(mcast, "mcast")
+            op = d2m.DMAMulticastOp(src.value, dst.value, corner, extent)
         elif isinstance(src, AccessorBlock) and isinstance(dst, Block):
             op = d2m.DMAReadOp(self._dram(src), self._offsets(src, dst), dst.value)
         elif isinstance(src, Block) and isinstance(dst, AccessorBlock):
@@ -1305,7 +1321,8 @@ class ThreadCompiler:
     def _offsets(self, accessor_block: AccessorBlock, cb_block: Block) -> list[SSAValue]:
         tensor = accessor_block.accessor.tensor
         block_tiles = cb_block.tile_shape
-        for dim, (offset, extent, tiles) in enumerate(zip(accessor_block.offsets, accessor_block.extents, block_tiles)):
+        sides = zip(accessor_block.offsets, accessor_block.extents, block_tiles)
+        for dim, (offset, extent, tiles) in enumerate(sides):
             if extent is not None and extent != tiles:
                 raise DSLError(
                     f"shape mismatch: the accessor slice spans {extent} tiles in dim {dim}, but the CB "
@@ -1322,7 +1339,9 @@ class ThreadCompiler:
 
     # ---------------------------------------------------------------- semaphores
 
-    def semaphore_set(self, node: ast.Call, semaphore: SemaphoreHandle, value: object, core=None, mcast=None) -> None:
+    def semaphore_set(
+        self, node: ast.Call, semaphore: SemaphoreHandle, value: object, core=None, mcast=None
+    ) -> None:
         amount = self.index(value)
         core_values = [] if core is None else self._core_pair(core, "core")
         mcast_values = [] if mcast is None else self._core_pair(mcast, "mcast")
