@@ -1,0 +1,74 @@
+// Data-movement threads -> reader/writer kernels; the launch description on the module.
+// RUN: %ttlang-opt %s -p convert-d2m-to-ttkernel | FileCheck %s
+
+!tile = !ttcore.tile<32x32, bf16>
+!dram = memref<4x6x!tile, #ttcore.memory_space<dram>>
+!blk = memref<2x3x!tile, #ttcore.memory_space<l1>>
+!cb = !d2m.cb<!blk>
+
+// CHECK:      builtin.module attributes {ttlang.program = {name = "copy", grid = #ttcore.grid<2x2>,
+// CHECK-SAME: buffers = {{\[}}["src", "input", memref<4x6x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<dram>>], ["dst", "output", memref<4x6x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<dram>>]],
+// CHECK-SAME: cbs = [!d2m.cb<memref<2x3x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<l1>>>, !d2m.cb<memref<2x3x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<l1>>, 3>],
+// CHECK-SAME: kernels = {{\[}}["copy_reader", "reader"], ["copy_writer", "writer"]],
+// CHECK-SAME: runtime_args = {{\[}}["buffer_address", 0 : i64], ["buffer_address", 1 : i64], ["core_index", 0 : i64], ["core_index", 1 : i64], ["grid_size", 0 : i64], ["grid_size", 1 : i64]],
+// CHECK-SAME: compute_config = {math_fidelity = "HiFi4"}}}
+
+// The reader: an address generator over `src` from runtime arg 0, a read per tile of
+// the block at (core row * 2, 3), then the read barrier.
+// CHECK-LABEL: func.func @copy_reader() attributes {ttkernel.thread = #ttkernel.thread<reader>}
+// CHECK:      %[[CB:.*]] = ttkernel.get_compile_time_arg_val(0)
+// CHECK:      %[[SIX:.*]] = arith.constant 6 : i32
+// CHECK-NEXT: %[[ADDR:.*]] = ttkernel.get_arg_val(0)
+// CHECK-NEXT: %[[PAGE:.*]] = arith.constant 2048 : i32
+// CHECK-NEXT: %[[GEN:.*]] = ttkernel.get_interleaved_addr_gen_fast(%[[ADDR]], %[[PAGE]]) format <bf16> : !ttkernel.interleaved_addr_gen_fast<dram>
+// CHECK-NEXT: %[[ROW:.*]] = ttkernel.get_arg_val(2)
+// CHECK:      %[[FIRST_ROW:.*]] = arith.muli %[[ROW]], %{{.*}} : i32
+// CHECK-NEXT: ttkernel.cb_reserve_back(%[[CB]], %[[SIX]])
+// CHECK-NEXT: %[[L1:.*]] = ttkernel.get_write_ptr(%[[CB]])
+// CHECK:      scf.for %[[R:.*]] = %{{.*}} to %{{.*}} step %{{.*}} : i32 {
+// CHECK:        scf.for %[[C:.*]] = %{{.*}} to %{{.*}} step %{{.*}} : i32 {
+// CHECK-NEXT:     %[[TR:.*]] = arith.addi %[[FIRST_ROW]], %[[R]] : i32
+// CHECK-NEXT:     %[[TC:.*]] = arith.addi %{{.*}}, %[[C]] : i32
+// CHECK-NEXT:     %[[W:.*]] = arith.constant 6 : i32
+// CHECK-NEXT:     %[[PR:.*]] = arith.muli %[[TR]], %[[W]] : i32
+// CHECK-NEXT:     %[[PAGE_ID:.*]] = arith.addi %[[PR]], %[[TC]] : i32
+// CHECK-NEXT:     %[[BW:.*]] = arith.constant 3 : i32
+// CHECK-NEXT:     %[[BR:.*]] = arith.muli %[[R]], %[[BW]] : i32
+// CHECK-NEXT:     %[[BT:.*]] = arith.addi %[[BR]], %[[C]] : i32
+// CHECK-NEXT:     %[[TS:.*]] = arith.constant 2048 : i32
+// CHECK-NEXT:     %[[OFFSET:.*]] = arith.muli %[[BT]], %[[TS]] : i32
+// CHECK-NEXT:     %[[AT:.*]] = arith.addi %[[L1]], %[[OFFSET]] : i32
+// CHECK-NEXT:     ttkernel.noc_async_read_tile(%[[PAGE_ID]], %[[GEN]], %[[AT]])
+// CHECK:      ttkernel.noc_async_read_barrier()
+// CHECK-NEXT: ttkernel.cb_push_back(%[[CB]], %[[SIX]])
+
+// CHECK-LABEL: func.func @copy_writer() attributes {ttkernel.thread = #ttkernel.thread<writer>}
+// CHECK:      %[[OUT_CB:.*]] = ttkernel.get_compile_time_arg_val(1)
+// CHECK:      %[[ADDR:.*]] = ttkernel.get_arg_val(1)
+// CHECK:      %[[GEN:.*]] = ttkernel.get_interleaved_addr_gen_fast(%[[ADDR]], %{{.*}})
+// CHECK:      ttkernel.cb_wait_front(%[[OUT_CB]], %{{.*}})
+// CHECK-NEXT: %[[L1:.*]] = ttkernel.get_read_ptr(%[[OUT_CB]])
+// CHECK:      ttkernel.noc_async_write_tile(%{{.*}}, %[[GEN]], %{{.*}})
+// CHECK:      ttkernel.noc_async_write_barrier()
+// CHECK-NEXT: ttkernel.cb_pop_front(%[[OUT_CB]], %{{.*}})
+func.func @copy(%src: !dram, %dst: !dram) attributes {ttcore.compute_config = {math_fidelity = "HiFi4"}} {
+  d2m.generic {grid = #ttcore.grid<2x2>, block_factors = [1, 1], threads = [#d2m.thread<datamovement>, #d2m.thread<datamovement>]} ins(%src : !dram) outs(%dst : !dram) {
+  ^bb0(%in_cb: !cb, %out_cb: !d2m.cb<!blk, 3>):
+    %row = d2m.core_index(0)
+    %c2 = arith.constant 2 : index
+    %c3 = arith.constant 3 : index
+    %r = arith.muli %row, %c2 : index
+    %blk = d2m.reserve %in_cb : !cb -> !blk
+    %tx = d2m.dma_read %src[%r, %c3], %blk : !dram, !blk -> !d2m.mem_tx
+    d2m.dma_wait %tx
+    d2m.push %in_cb : !cb
+  }, {
+  ^bb0(%in_cb: !cb, %out_cb: !d2m.cb<!blk, 3>):
+    %c0 = arith.constant 0 : index
+    %blk = d2m.wait %out_cb : !d2m.cb<!blk, 3> -> !blk
+    %tx = d2m.dma_write %blk, %dst[%c0, %c0] : !blk, !dram -> !d2m.mem_tx
+    d2m.dma_wait %tx
+    d2m.pop %out_cb : !d2m.cb<!blk, 3>
+  }
+  return
+}
