@@ -198,3 +198,27 @@ def with_kernel(program: Program, kind: str, file_name: str, *compile_time_args:
     new = Kernel(name=old.name, kind=kind, source=(KERNELS_DIR / file_name).read_text(),
                  compile_time_args=compile_time_args or old.compile_time_args)
     return dataclasses.replace(program, kernels=[new if k is old else k for k in program.kernels])
+
+
+def multicast_tile(grid: tuple[int, int]) -> Program:
+    """Tile 0 of x multicast from core (0,0) to every core; core (r, c) writes it to out tile (r, c)."""
+    rows, cols = grid
+    page = tile_size_bytes("bf16")
+    cores = grid_cores(grid)
+    return Program(
+        grid=grid,
+        kernels=[
+            kernel("reader_mcast_tile.cpp", "reader", CB_OUT, rows, cols),
+            kernel("writer_unary.cpp", "writer", CB_OUT, TENSOR_ACCESSOR_DRAM),
+        ],
+        cbs=[CBConfig(CB_OUT, 1, page)],
+        buffers=[
+            DramBuffer("x", (32, 32)),
+            DramBuffer("out", (32 * rows, 32 * cols), is_input=False, is_output=True),
+        ],
+        runtime_args={
+            "reader_mcast_tile": {core: [BufferAddress("x")] for core in cores},
+            "writer_unary": {(r, c): [BufferAddress("out"), r * cols + c, 1] for r, c in cores},
+        },
+        semaphores=[0, 0],
+    )
