@@ -270,6 +270,7 @@ class _ComputeBufferizer:
             indexing_maps=op.indexing_maps,
             iterator_types=op.iterator_types,
         )
+        new.location = op.location
         op.parent_block().insert_op_before(new, op)
         if not keep_result:
             Rewriter.erase_op(op)
@@ -278,7 +279,9 @@ class _ComputeBufferizer:
     def _bufferize_store(self, op: d2m.StoreOp) -> None:
         if not isinstance(op.value.type, MemRefType) or not isinstance(op.dst.type, MemRefType):
             raise PassError(op, "stores a value that is neither a CB block nor an operator result.")
-        op.parent_block().insert_op_before(copy_generic(op.value, op.dst), op)
+        copy = copy_generic(op.value, op.dst)
+        copy.location = op.location
+        op.parent_block().insert_op_before(copy, op)
         Rewriter.erase_op(op)
 
     def _local_cb(self, block_type: Attribute, buffers: int) -> d2m.LocalCBOp:

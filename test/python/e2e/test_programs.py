@@ -1,0 +1,139 @@
+"""Whole kernels through the driver: loop-carried accumulation, chains of operators
+with temporaries, and the artifact (stages, sources, program, timing report)."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from e2e_kernels import TILE, assert_close, random_bf16
+
+from ttlang import CircularBuffer, Program, TensorAccessor, compute, core_index, datamovement, dma, pykernel_gen, zeros
+from ttlang.driver import DEFAULT_PIPELINE, FRONTEND_STAGE
+
+BLOCK = 2
+GRID = 2
+K_BLOCKS = 3
+
+
+def k_loop_matmul(fp32_dest: bool):
+    """Core (r, c) computes output block (r, c), accumulating K_BLOCKS block products
+    in a loop-carried block."""
+
+    @pykernel_gen(grid=(GRID, GRID), block_factors=[(BLOCK, BLOCK)] * 3, fp32_dest_acc_en=fp32_dest)
+    def matmul(a, b, out):
+        a_acc, b_acc, out_acc = TensorAccessor(a), TensorAccessor(b), TensorAccessor(out)
+
+        @compute()
+        def mm(a_cb: CircularBuffer, b_cb: CircularBuffer, out_cb: CircularBuffer):
+            acc = zeros((BLOCK * TILE, BLOCK * TILE))
+            for k in range(K_BLOCKS):
+                with a_cb.wait() as a_blk, b_cb.wait() as b_blk:
+                    acc = acc + a_blk @ b_blk
+            with out_cb.reserve() as o:
+                o.store(acc)
+
+        @datamovement()
+        def reader(a_cb: CircularBuffer, b_cb: CircularBuffer, out_cb: CircularBuffer):
+            row, col = core_index(0), core_index(1)
+            for k in range(K_BLOCKS):
+                with a_cb.reserve() as blk:
+                    dma(a_acc[row * BLOCK, k * BLOCK], blk).wait()
+                with b_cb.reserve() as blk:
+                    dma(b_acc[k * BLOCK, col * BLOCK], blk).wait()
+
+        @datamovement()
+        def writer(a_cb: CircularBuffer, b_cb: CircularBuffer, out_cb: CircularBuffer):
+            with out_cb.wait() as blk:
+                dma(blk, out_acc[core_index(0) * BLOCK, core_index(1) * BLOCK]).wait()
+
+        return Program(mm, reader, writer)(a, b, out)
+
+    return matmul
+
+
+@pytest.mark.parametrize("fp32_dest", [False, True], ids=["dst16", "dst32"])
+def test_k_loop_matmul(fp32_dest: bool):
+    """K = 192: each block product (K = 64) accumulates in DST, block sums are bf16."""
+    m = n = GRID * BLOCK * TILE
+    k = K_BLOCKS * BLOCK * TILE
+    a = random_bf16((m, k), -1.0, 1.0, seed=10)
+    b = random_bf16((k, n), -1.0, 1.0, seed=11)
+    out = torch.zeros(m, n, dtype=torch.bfloat16)
+    k_loop_matmul(fp32_dest)(a, b, out)
+    # |result| <~ 25 where a bf16 ulp is 0.125; three bf16 roundings of partial sums
+    assert_close(out, a.float() @ b.float(), max_abs=0.4, min_pcc=0.999)
+
+
+@pykernel_gen(grid=(GRID, GRID), block_factors=[(BLOCK, BLOCK)] * 3)
+def fused_chain(a, b, out):
+    """recip(sqrt(exp(aᵀ @ b - 1))) per 2x2-tile block on a 2x2 grid: six generics and
+    five temporaries in compute-local CBs."""
+    a_acc, b_acc, out_acc = TensorAccessor(a), TensorAccessor(b), TensorAccessor(out)
+
+    @compute()
+    def chain(a_cb: CircularBuffer, b_cb: CircularBuffer, out_cb: CircularBuffer):
+        with a_cb.wait() as x, b_cb.wait() as y, out_cb.reserve() as o:
+            o.store(((x.transpose() @ y) - 1.0).exp().sqrt().recip())
+
+    @datamovement()
+    def reader(a_cb: CircularBuffer, b_cb: CircularBuffer, out_cb: CircularBuffer):
+        row, col = core_index(0) * BLOCK, core_index(1) * BLOCK
+        with a_cb.reserve() as blk:
+            dma(a_acc[row, col], blk).wait()
+        with b_cb.reserve() as blk:
+            dma(b_acc[row, col], blk).wait()
+
+    @datamovement()
+    def writer(a_cb: CircularBuffer, b_cb: CircularBuffer, out_cb: CircularBuffer):
+        with out_cb.wait() as blk:
+            dma(blk, out_acc[core_index(0) * BLOCK, core_index(1) * BLOCK]).wait()
+
+    return Program(chain, reader, writer)(a, b, out)
+
+
+def _chain_inputs():
+    shape = (GRID * BLOCK * TILE, GRID * BLOCK * TILE)
+    a = random_bf16(shape, -0.3, 0.3, seed=12)
+    b = random_bf16(shape, -0.3, 0.3, seed=13)
+    return a, b, torch.zeros(shape, dtype=torch.bfloat16)
+
+
+def test_fused_chain():
+    a, b, out = _chain_inputs()
+    fused_chain(a, b, out)
+    side = BLOCK * TILE
+    expected = torch.empty_like(out, dtype=torch.float32)
+    for r in range(GRID):
+        for c in range(GRID):
+            window = (slice(r * side, (r + 1) * side), slice(c * side, (c + 1) * side))
+            x, y = a[window].float(), b[window].float()
+            expected[window] = torch.rsqrt(torch.exp(x.T @ y - 1.0))
+    # values in ~[1.2, 2.3] (bf16 ulp 0.0078-0.0156); five operators, each rounding
+    # its result to bf16
+    assert_close(out, expected, max_abs=0.05)
+
+
+def test_artifact_keeps_every_stage():
+    a, b, out = _chain_inputs()
+    artifact = fused_chain.compile(a, b, out)
+    assert list(artifact.stages) == [FRONTEND_STAGE, *DEFAULT_PIPELINE]
+    assert "tensor<" in artifact.stages[FRONTEND_STAGE]
+    assert "d2m.local_cb" in artifact.stages["d2m-bufferize"]
+    assert "tensor<" not in artifact.stages["d2m-bufferize"].split("d2m.generic", 1)[1].split("}, {", 1)[0]
+    assert "d2m.acquire_dst" in artifact.stages["d2m-lower-to-loops"]
+    assert "ttkernel.matmul_tiles" in artifact.stages["convert-d2m-to-ttkernel"]
+    assert set(artifact.sources) == {"fused_chain_compute", "fused_chain_reader", "fused_chain_writer"}
+    assert "transpose_wh_tile" in artifact.sources["fused_chain_compute"]
+    program = artifact.program
+    assert program.grid == (GRID, GRID)
+    # three operand CBs (two blocks each) and five temporaries (one block each)
+    assert [cb.num_pages for cb in program.cbs] == [8, 8, 8, 4, 4, 4, 4, 4]
+    assert all(kernel.compile_time_args == tuple(range(8)) for kernel in program.kernels)
+    reader_args = program.runtime_args["fused_chain_reader"]
+    assert reader_args[(1, 0)][3:] == [1, 0, GRID, GRID]
+
+    artifact.run([a, b, out])
+    report = artifact.perf()
+    assert report.grid == (GRID, GRID) and report.cycles > 0
+    # one (64 x 64) @ (64 x 64) block product per core: 2 * 64^3 FLOPs each
+    assert report.flops == GRID * GRID * 2 * (BLOCK * TILE) ** 3
