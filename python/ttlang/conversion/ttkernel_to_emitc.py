@@ -107,6 +107,7 @@ class LowerAddrGen(RewritePattern):
         struct_type = EmitC_OpaqueType(StringAttr(f"InterleavedAddrGenFast<{is_dram}>"))
         data_format_type = EmitC_OpaqueType(StringAttr("DataFormat"))
         variable = emitc_ext.VariableOp(_opaque(""), struct_type)
+        variable.result.name_hint = op.result.name_hint or "addr_gen"
         data_format = emitc_ext.LiteralOp(
             ttkernel.CPP_DATA_FORMAT[op.data_format.data], data_format_type
         )

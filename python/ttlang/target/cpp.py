@@ -198,10 +198,10 @@ class _KernelPrinter:
     def line(self, text: str) -> None:
         self.lines.append(INDENT * self.depth + text)
 
-    def declare(self, value: SSAValue, init: str) -> None:
+    def declare(self, value: SSAValue, init: str, fallback: str | None = None) -> None:
         """`T name = init;` for a new variable holding `value`."""
         type_ = cpp_type(value.type)
-        self.line(f"{type_} {self.fresh_name(value)} = {init};")
+        self.line(f"{type_} {self.fresh_name(value, fallback)} = {init};")
 
     # ---------------------------------------------------------------- ops
 
@@ -244,20 +244,28 @@ class _KernelPrinter:
         template = ""
         if op.template_args is not None:
             template = "<" + ", ".join(cpp_literal(a) for a in op.template_args.data) + ">"
+        literals: list[str] = []
         if op.args is None:
             args = [self.expr(v) for v in op.call_args]
         else:
-            args = [
-                self.expr(op.call_args[a.value.data])
-                if isinstance(a, IntegerAttr) and isinstance(a.type, IndexType)
-                else cpp_literal(a)
-                for a in op.args.data
-            ]
-        call = f"{op.callee.data}{template}({', '.join(args)})"
+            args = []
+            for arg in op.args.data:
+                if isinstance(arg, IntegerAttr) and isinstance(arg.type, IndexType):
+                    args.append(self.expr(op.call_args[arg.value.data]))
+                else:
+                    literals.append(cpp_literal(arg))
+                    args.append(literals[-1])
+        callee = op.callee.data
+        call = f"{callee}{template}({', '.join(args)})"
         if len(op.res) > 1:
             raise TranslationError("a C++ call has at most one result", op)
         if op.res:
-            self.declare(op.res[0], call)
+            # Unnamed results are named after the call: get_write_ptr -> write_ptr,
+            # get_arg_val(2) -> arg2.
+            fallback = callee.removeprefix("get_").removesuffix("_val")
+            if len(literals) == 1 and literals[0].isdigit():
+                fallback += literals[0]
+            self.declare(op.res[0], call, fallback)
         else:
             self.line(f"{call};")
 

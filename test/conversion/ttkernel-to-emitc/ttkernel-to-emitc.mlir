@@ -64,9 +64,11 @@ func.func @writer() attributes {ttkernel.thread = #ttkernel.thread<writer>} {
   // CHECK-NEXT: %[[SEM:.*]] = emitc.call_opaque "get_semaphore"(%[[C0]]) : (i32) -> i32
   // CHECK-NEXT: %[[PTR:.*]] = emitc.call_opaque "reinterpret_cast"(%[[SEM]]) {template_args = [#emitc.opaque<"volatile tt_l1_ptr uint32_t*">]} : (i32) -> !emitc.ptr<!emitc.opaque<"volatile tt_l1_ptr uint32_t">>
   // CHECK-NEXT: emitc.call_opaque "noc_semaphore_wait"(%[[PTR]], %[[C0]])
-  // CHECK-NEXT: func.return
   %sem = ttkernel.get_semaphore(%c0)
   ttkernel.noc_semaphore_wait(%sem, %c0)
+  // An address generator without a name is called addr_gen.
+  // CHECK-NEXT: %addr_gen = emitc.variable #emitc.opaque<""> : !emitc.lvalue<!emitc.opaque<"InterleavedAddrGenFast<false>">>
+  %0 = ttkernel.get_interleaved_addr_gen_fast(%addr, %size) format <bf16> : !ttkernel.interleaved_addr_gen_fast<l1>
   func.return
 }
 

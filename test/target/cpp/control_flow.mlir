@@ -6,7 +6,7 @@
 func.func @flow() attributes {ttkernel.thread = #ttkernel.thread<writer>} {
   // CHECK-NEXT: uint32_t n = get_arg_val<uint32_t>(0);
   // CHECK-NEXT: uint32_t int_1 = get_arg_val<uint32_t>(1);
-  // CHECK-NEXT: uint32_t v0 = get_arg_val<uint32_t>(2);
+  // CHECK-NEXT: uint32_t arg2 = get_arg_val<uint32_t>(2);
   %n = ttkernel.get_arg_val(0)
   %int = ttkernel.get_arg_val(1)
   %0 = ttkernel.get_arg_val(2)
@@ -58,7 +58,7 @@ func.func @flow() attributes {ttkernel.thread = #ttkernel.thread<writer>} {
   // CHECK-NEXT: }
   // CHECK-NEXT: for (size_t k = 0; k < 8; ++k) {
   // CHECK-NEXT:   uint32_t k32 = static_cast<uint32_t>(k);
-  // CHECK-NEXT:   cb_push_back(v0, k32);
+  // CHECK-NEXT:   cb_push_back(arg2, k32);
   // CHECK-NEXT: }
   // CHECK-NEXT: }
   scf.if %below {
@@ -99,17 +99,19 @@ func.func @fill() attributes {ttkernel.thread = #ttkernel.thread<compute>} {
 // RUN: FileCheck %s --check-prefix=FILL --input-file %t/fill.cpp
 // RUN: FileCheck %s --input-file %t/flow.cpp
 
-// Unnamed loop variables are `i`; a name is free again after the loop that declared it.
+// Unnamed loop variables are `i`, unnamed call results are named after the call; a
+// name is free again after the loop that declared it.
 // RUN: %ttlang-translate --ttkernel-to-cpp %s --kernel loops | FileCheck %s --check-prefix=LOOPS
 // LOOPS-LABEL: void kernel_main() {
 // LOOPS-NEXT:   for (uint32_t i = 0; i < 4; ++i) {
 // LOOPS-NEXT:     for (uint32_t i_1 = 0; i_1 < 4; ++i_1) {
-// LOOPS-NEXT:       uint32_t v0 = get_arg_val<uint32_t>(0);
-// LOOPS-NEXT:       cb_push_back(i, v0);
+// LOOPS-NEXT:       uint32_t arg0 = get_arg_val<uint32_t>(0);
+// LOOPS-NEXT:       cb_push_back(i, arg0);
 // LOOPS-NEXT:     }
 // LOOPS-NEXT:   }
 // LOOPS-NEXT:   for (uint32_t i = 0; i < 4; ++i) {
-// LOOPS-NEXT:     cb_push_back(i, 1);
+// LOOPS-NEXT:     uint32_t v0 = i + 1;
+// LOOPS-NEXT:     cb_push_back(i, v0);
 // LOOPS-NEXT:   }
 // LOOPS-NEXT: }
 func.func @loops() attributes {ttkernel.thread = #ttkernel.thread<reader>} {
@@ -123,7 +125,8 @@ func.func @loops() attributes {ttkernel.thread = #ttkernel.thread<reader>} {
     }
   }
   scf.for %3 = %c0 to %c4 step %c1 : i32 {
-    ttkernel.cb_push_back(%3, %c1)
+    %4 = arith.addi %3, %c1 : i32
+    ttkernel.cb_push_back(%3, %4)
   }
   func.return
 }
