@@ -350,6 +350,20 @@ class _KernelBuilder:
                 self.op(inner_op, inner)
         inner.insert(scf.YieldOp())
 
+    def if_op(self, op: scf.IfOp, builder: Builder) -> None:
+        if op.results:
+            raise PassError(op, "yields values; kernels take branches without them.")
+        branches: list[Region] = []
+        for region in (op.true_region, op.false_region):
+            block = Block()
+            inner = Builder(InsertPoint.at_end(block))
+            for inner_op in region.block.ops if region.blocks else ():
+                if not isinstance(inner_op, scf.YieldOp):
+                    self.op(inner_op, inner)
+            inner.insert(scf.YieldOp())
+            branches.append(Region(block))
+        builder.insert(scf.IfOp(self.value(op.cond), [], branches[0], branches[1]))
+
     # ------------------------------------------------------------------ CBs
 
     def local_cb(self, op: d2m.LocalCBOp, builder: Builder) -> None:
@@ -531,6 +545,7 @@ _TILE_OPS = (
 
 _HANDLERS: dict[type[Operation], Callable[[_KernelBuilder, Operation, Builder], None]] = {
     scf.ForOp: _KernelBuilder.for_op,
+    scf.IfOp: _KernelBuilder.if_op,
     d2m.LocalCBOp: _KernelBuilder.local_cb,
     d2m.WaitOp: _KernelBuilder.cb_block,
     d2m.ReserveOp: _KernelBuilder.cb_block,

@@ -1,5 +1,5 @@
 // Data-movement threads -> reader/writer kernels; the launch description on the module.
-// RUN: %ttlang-opt %s -p convert-d2m-to-ttkernel | FileCheck %s
+// RUN: %ttlang-opt %s --split-input-file -p convert-d2m-to-ttkernel | FileCheck %s
 
 !tile = !ttcore.tile<32x32, bf16>
 !dram = memref<4x6x!tile, #ttcore.memory_space<dram>>
@@ -69,6 +69,38 @@ func.func @copy(%src: !dram, %dst: !dram) attributes {ttcore.compute_config = {m
     %tx = d2m.dma_write %blk, %dst[%c0, %c0] : !blk, !dram -> !d2m.mem_tx
     d2m.dma_wait %tx
     d2m.pop %out_cb : !d2m.cb<!blk, 3>
+  }
+  return
+}
+
+// -----
+
+!tile = !ttcore.tile<32x32, bf16>
+!dram = memref<2x2x!tile, #ttcore.memory_space<dram>>
+!blk = memref<1x1x!tile, #ttcore.memory_space<l1>>
+!cb = !d2m.cb<!blk>
+
+// A run-time branch on the core's column: the comparison moves to i32.
+// CHECK-LABEL: func.func @branch_reader()
+// CHECK:      %[[COL:.*]] = ttkernel.get_arg_val(2)
+// CHECK-NEXT: %[[ZERO:.*]] = arith.constant 0 : i32
+// CHECK-NEXT: %[[FIRST:.*]] = arith.cmpi eq, %[[COL]], %[[ZERO]] : i32
+// CHECK-NEXT: scf.if %[[FIRST]] {
+// CHECK:        ttkernel.noc_async_read_tile
+// CHECK:      } else {
+// CHECK-NEXT: }
+func.func @branch(%src: !dram) {
+  d2m.generic {grid = #ttcore.grid<1x2>, block_factors = [1, 1], threads = [#d2m.thread<datamovement>]} ins(%src : !dram) outs() {
+  ^bb0(%cb: !cb):
+    %col = d2m.core_index(1)
+    %c0 = arith.constant 0 : index
+    %first = arith.cmpi eq, %col, %c0 : index
+    scf.if %first {
+      %blk = d2m.reserve %cb : !cb -> !blk
+      %tx = d2m.dma_read %src[%c0, %c0], %blk : !dram, !blk -> !d2m.mem_tx
+      d2m.dma_wait %tx
+      d2m.push %cb : !cb
+    }
   }
   return
 }

@@ -177,3 +177,24 @@ func.func @second(%in: !dram) {
   }
   return
 }
+
+// -----
+
+!tile = !ttcore.tile<32x32, bf16>
+!dram = memref<2x2x!tile, #ttcore.memory_space<dram>>
+!cb = !d2m.cb<memref<2x2x!tile, #ttcore.memory_space<l1>>>
+func.func @branch_with_results(%in: !dram) {
+  d2m.generic {grid = #ttcore.grid<1x1>, block_factors = [1, 1], threads = [#d2m.thread<datamovement>]} ins(%in : !dram) outs() {
+  ^bb0(%cb: !cb):
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %t = arith.cmpi eq, %c0, %c1 : index
+    // expected-error @+1 {{yields values; kernels take branches without them.}}
+    %v = scf.if %t -> (index) {
+      scf.yield %c0 : index
+    } else {
+      scf.yield %c1 : index
+    }
+  }
+  return
+}
