@@ -18,49 +18,72 @@ const char* format_name(DataFormat format) {
 
 uint32_t format_element_bytes(DataFormat format) { return format == DataFormat::Float32 ? 4 : 2; }
 
+namespace {
+// 16 lanes: one face row (GCC/Clang vector extensions, so the conversions vectorize).
+typedef uint32_t Wide16 __attribute__((vector_size(64)));
+typedef uint16_t Narrow16 __attribute__((vector_size(32)));
+
+// One face row: bf16 bits -> fp32.
+inline void bf16_row_to_float(const uint8_t* in, float* out) {
+  Narrow16 bits;
+  std::memcpy(&bits, in, sizeof bits);
+  Wide16 wide = __builtin_convertvector(bits, Wide16) << 16;
+  std::memcpy(out, &wide, sizeof wide);
+}
+
+// One face row: fp32 -> bf16 bits, round to nearest even, NaN kept quiet (float_to_bf16).
+inline void float_row_to_bf16(const float* in, uint8_t* out) {
+  Wide16 wide;
+  std::memcpy(&wide, in, sizeof wide);
+  Wide16 rounded = (wide + 0x7fffu + ((wide >> 16) & 1u)) >> 16;
+  Wide16 quiet_nan = (wide >> 16) | 0x40u;
+  Wide16 is_nan = (Wide16)((wide & 0x7fffffffu) > 0x7f800000u);
+  Narrow16 bits = __builtin_convertvector((rounded & ~is_nan) | (quiet_nan & is_nan), Narrow16);
+  std::memcpy(out, &bits, sizeof bits);
+}
+}  // namespace
+
 void unpack_tile(const uint8_t* page, DataFormat format, float* row_major) {
+  const uint32_t bytes = format_element_bytes(format);
   for (int face = 0; face < 4; ++face) {
     int row0 = (face / 2) * kFaceRows;
     int col0 = (face % 2) * kFaceCols;
     for (int r = 0; r < kFaceRows; ++r) {
       float* out = row_major + (row0 + r) * kTileCols + col0;
-      int first = face * kFaceRows * kFaceCols + r * kFaceCols;
-      if (format == DataFormat::Float32) {
-        std::memcpy(out, page + first * 4, kFaceCols * 4);
-      } else {
-        const uint8_t* in = page + first * 2;
-        for (int c = 0; c < kFaceCols; ++c) {
-          uint16_t bits;
-          std::memcpy(&bits, in + 2 * c, 2);
-          out[c] = bf16_to_float(bits);
-        }
-      }
+      const uint8_t* in = page + (face * kFaceRows * kFaceCols + r * kFaceCols) * bytes;
+      if (format == DataFormat::Float32)
+        std::memcpy(out, in, kFaceCols * 4);
+      else
+        bf16_row_to_float(in, out);
     }
   }
 }
 
 void pack_tile_page(const float* row_major, DataFormat format, uint8_t* page) {
+  const uint32_t bytes = format_element_bytes(format);
   for (int face = 0; face < 4; ++face) {
     int row0 = (face / 2) * kFaceRows;
     int col0 = (face % 2) * kFaceCols;
     for (int r = 0; r < kFaceRows; ++r) {
       const float* in = row_major + (row0 + r) * kTileCols + col0;
-      int first = face * kFaceRows * kFaceCols + r * kFaceCols;
-      if (format == DataFormat::Float32) {
-        std::memcpy(page + first * 4, in, kFaceCols * 4);
-      } else {
-        uint8_t* out = page + first * 2;
-        for (int c = 0; c < kFaceCols; ++c) {
-          uint16_t bits = float_to_bf16(in[c]);
-          std::memcpy(out + 2 * c, &bits, 2);
-        }
-      }
+      uint8_t* out = page + (face * kFaceRows * kFaceCols + r * kFaceCols) * bytes;
+      if (format == DataFormat::Float32)
+        std::memcpy(out, in, kFaceCols * 4);
+      else
+        float_row_to_bf16(in, out);
     }
   }
 }
 
 void round_tile_to_bf16(float* values, int count) {
-  for (int i = 0; i < count; ++i) values[i] = round_to_bf16(values[i]);
+  for (int i = 0; i < count; i += kFaceCols) {
+    Wide16 wide;
+    std::memcpy(&wide, values + i, sizeof wide);
+    Wide16 rounded = (wide + 0x7fffu + ((wide >> 16) & 1u)) & 0xffff0000u;
+    Wide16 is_nan = (Wide16)((wide & 0x7fffffffu) > 0x7f800000u);
+    wide = (rounded & ~is_nan) | ((wide | 0x400000u) & 0xffff0000u & is_nan);
+    std::memcpy(values + i, &wide, sizeof wide);
+  }
 }
 
 float exp_approximate(float x) {

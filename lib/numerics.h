@@ -54,7 +54,7 @@ uint32_t format_element_bytes(DataFormat format);
 void unpack_tile(const uint8_t* page, DataFormat format, float* row_major);
 // Row-major fp32 values -> a face-layout page of `format` (bf16: round to nearest even).
 void pack_tile_page(const float* row_major, DataFormat format, uint8_t* page);
-// Round every value to bf16 in place (a 16-bit DST).
+// Round every value to bf16 in place (a 16-bit DST); count is a multiple of 16.
 void round_tile_to_bf16(float* values, int count);
 
 // Tensix's approximate exp (math_approx_mode): 2^(x log2 e) from the exponent bits and a
