@@ -12,6 +12,7 @@ attribute `ttlang.program` describing the launch for program assembly:
         buffers = [["lhs", "input", memref<...dram>], ...],  // the kernel's tensors, in order
         cbs = [!d2m.cb<...>, ...],               // by CB id: operand CBs, then local CBs
         kernels = [["add_compute", "compute"], ["add_reader", "reader"], ...],
+        semaphores = 0,                          // how many, each starting at 0
         runtime_args = [["buffer_address", 0], ..., ["core_index", 0], ["core_index", 1],
                         ["grid_size", 0], ["grid_size", 1]],
         compute_config = {...}}}
@@ -26,6 +27,13 @@ Rewrites:
 - DMA: `d2m.dma_read/dma_write` of a block -> loops over the block's tiles issuing
   `noc_async_read_tile/write_tile` through an `InterleavedAddrGenFast` built from the
   buffer's address argument; `d2m.dma_wait` -> the read or write barrier.
+- Multicast: `d2m.dma_mcast` -> `noc_async_write_multicast` of the block to the same
+  address on the rectangle's cores other than the sender (NoC x = column, y = row).
+- Semaphores (the generic's block arguments after the CBs; id = position among them):
+  `semaphore_wait` -> `noc_semaphore_wait` (+ `noc_semaphore_set` of the reset value);
+  `semaphore_set` -> `noc_semaphore_set` here and, with a core or rectangle,
+  `noc_semaphore_set_multicast` of this core's word there; `semaphore_inc` ->
+  `noc_semaphore_inc` at the core's NoC address.
 - DST sections: `d2m.acquire/commit/wait/release_dst` -> `tile_regs_*`.
 - Tiles: `memref.store (memref.load %cb_block[..]), %dst[s]` -> `copy_tile`;
   `memref.store %r, %dst[s]` of a tile op -> the kernel-API call computing `%r` into
@@ -52,9 +60,11 @@ After:
     ttkernel.add_tiles(%lhs_cb, %rhs_cb, %t, %t, %c0)
     ttkernel.tile_regs_commit()
 
-Fails (PassError) on ops it has no kernel-API form for (multicast, semaphores,
-`d2m.tile_where`), on more than one generic per kernel function, and on tile
-operands it cannot trace to a CB block or a DST slot.
+Fails (PassError) on ops it has no kernel-API form for (`d2m.iter_index`,
+`d2m.tile_where`), on loops or branches carrying values, on DMA and multicast of
+blocks not from `d2m.wait`/`d2m.reserve` or to memrefs that are not kernel arguments,
+on tile operands it cannot trace to a CB block or a DST slot, on more than one generic
+per kernel function and on more than one kernel per module.
 """
 
 from __future__ import annotations
@@ -236,9 +246,6 @@ class _KernelBuilder:
             self.constants[value] = _i32(self.entry, value)
         return self.constants[value]
 
-    def runtime_arg(self, kind: str, index: int) -> SSAValue:
-        return self.entry.insert(ttkernel.GetArgValOp(self.runtime_args[(kind, index)])).result
-
     def addr_gen(self, buffer: SSAValue, op: Operation) -> SSAValue:
         """An address generator over the kernel tensor `buffer`, built at kernel entry."""
         if buffer not in self.kernel_args:
@@ -249,7 +256,7 @@ class _KernelBuilder:
             assert isinstance(buffer_type, MemRefType)
             tile = buffer_type.get_element_type()
             assert isinstance(tile, TileType)
-            address = self.runtime_arg("buffer_address", index)
+            address = self.runtime_arg("buffer_address", index, self.entry)
             page_size = self.const(tile.size_bytes())
             self.addr_gens[index] = self.entry.insert(
                 ttkernel.GetInterleavedAddrGenFastOp(
@@ -392,9 +399,7 @@ class _KernelBuilder:
         if l1 not in self.blocks:
             raise PassError(op, "moves a block that does not come from d2m.wait or d2m.reserve.")
         block = self.blocks[l1]
-        base = builder.insert(
-            (ttkernel.GetReadPtrOp if block.front else ttkernel.GetWritePtrOp)(self.cb(block.cb))
-        ).result
+        base = self.block_address(l1, builder)
         generator = self.addr_gen(dram, op)
         dram_type = dram.type
         assert isinstance(dram_type, MemRefType)
@@ -423,11 +428,93 @@ class _KernelBuilder:
         barrier = ttkernel.NocAsyncReadBarrierOp if self.transfers[op.tx] else ttkernel.NocAsyncWriteBarrierOp
         builder.insert(barrier())
 
+    def multicast(self, op: d2m.DMAMulticastOp, builder: Builder) -> None:
+        """The block goes to the same address on every other core of the rectangle."""
+        for block in (op.src, op.dst):
+            if block not in self.blocks:
+                raise PassError(op, "multicasts a block that does not come from d2m.wait or d2m.reserve.")
+        source, target = self.block_address(op.src, builder), self.block_address(op.dst, builder)
+        block_type = self.blocks[op.src].block_type
+        tile = block_type.get_element_type()
+        assert isinstance(tile, TileType)
+        size = _i32(builder, _block_tiles(block_type) * tile.size_bytes())
+        corner, extent = [self.value(v) for v in op.core], [self.value(v) for v in op.mcast]
+        rectangle, receivers = self.core_rectangle(corner, extent, builder)
+        address = builder.insert(ttkernel.GetNocMulticastAddrOp(*rectangle, target)).result
+        builder.insert(ttkernel.NocAsyncWriteMulticastOp(source, address, size, receivers))
+        self.transfers[op.tx] = False
+
+    def block_address(self, block: SSAValue, builder: Builder) -> SSAValue:
+        """The L1 address of a CB block (read pointer after wait, write pointer after reserve)."""
+        info = self.blocks[block]
+        query = ttkernel.GetReadPtrOp if info.front else ttkernel.GetWritePtrOp
+        return builder.insert(query(self.cb(info.cb))).result
+
+    def core_rectangle(
+        self, corner: Sequence[SSAValue], extent: Sequence[SSAValue], builder: Builder
+    ) -> tuple[list[SSAValue], SSAValue]:
+        """NoC (x_start, y_start, x_end, y_end) of the cores from `corner` (row, col) over
+        `extent` (rows, cols), all i32 kernel values, and how many of them are not this
+        core (multicasts skip the sender). The emulator's NoC coordinates are the
+        logical ones: x is the column, y the row."""
+        one = _i32(builder, 1)
+        inside: list[SSAValue] = []
+        for dim, (first, count) in enumerate(zip(corner, extent)):
+            own = self.runtime_arg("core_index", dim, builder)
+            offset = builder.insert(arith.SubiOp(own, first)).result  # wraps below `first`
+            inside.append(builder.insert(arith.CmpiOp(offset, count, "ult")).result)
+        sender_inside = builder.insert(arith.ExtUIOp(builder.insert(arith.AndIOp(*inside)).result, i32)).result
+        cores = builder.insert(arith.MuliOp(*extent)).result
+        receivers = builder.insert(arith.SubiOp(cores, sender_inside)).result
+        last_row, last_col = (
+            builder.insert(arith.SubiOp(builder.insert(arith.AddiOp(first, count)).result, one)).result
+            for first, count in zip(corner, extent)
+        )
+        row, col = corner
+        return [col, row, last_col, last_row], receivers
+
+    def runtime_arg(self, kind: str, index: int, builder: Builder) -> SSAValue:
+        """Runtime argument `kind` `index` of this kernel (see `runtime_arg_layout`)."""
+        return builder.insert(ttkernel.GetArgValOp(self.runtime_args[(kind, index)])).result
+
+    def semaphore(self, old: SSAValue, builder: Builder) -> SSAValue:
+        """This core's L1 address of the semaphore block argument `old`."""
+        assert isinstance(old, BlockArgument)
+        semaphore_id = old.index - len(self.generic.operands)
+        return builder.insert(ttkernel.GetSemaphoreOp(_i32(builder, semaphore_id))).result
+
+    def semaphore_set(self, op: d2m.SemaphoreSetOp, builder: Builder) -> None:
+        """Sets this core's semaphore; to set it on other cores, multicasts its word there
+        (tt-metal's noc_semaphore_set_multicast copies a local L1 word), a single core
+        being a 1x1 rectangle."""
+        address = self.semaphore(op.semaphore, builder)
+        builder.insert(ttkernel.NocSemaphoreSetOp(address, self.value(op.value)))
+        if not op.core:
+            return
+        corner = [self.value(v) for v in op.core]
+        extent = [self.value(v) for v in op.mcast] if op.mcast else [_i32(builder, 1)] * GRID_RANK
+        rectangle, receivers = self.core_rectangle(corner, extent, builder)
+        target = builder.insert(ttkernel.GetNocMulticastAddrOp(*rectangle, address)).result
+        builder.insert(ttkernel.NocSemaphoreSetMulticastOp(address, target, receivers))
+
+    def semaphore_inc(self, op: d2m.SemaphoreIncOp, builder: Builder) -> None:
+        address = self.semaphore(op.semaphore, builder)
+        if op.core:
+            row, col = (self.value(v) for v in op.core)
+        else:
+            row, col = (self.runtime_arg("core_index", dim, builder) for dim in range(GRID_RANK))
+        noc_address = builder.insert(ttkernel.GetNocAddrOp(col, row, address)).result
+        builder.insert(ttkernel.NocSemaphoreIncOp(noc_address, self.value(op.value)))
+
+    def semaphore_wait(self, op: d2m.SemaphoreWaitOp, builder: Builder) -> None:
+        address = self.semaphore(op.semaphore, builder)
+        builder.insert(ttkernel.NocSemaphoreWaitOp(address, self.value(op.value)))
+        if op.reset is not None:
+            builder.insert(ttkernel.NocSemaphoreSetOp(address, self.value(op.reset)))
+
     def grid_query(self, op: d2m.CoreIndexOp | d2m.GridSizeOp, builder: Builder) -> None:
         kind = "core_index" if isinstance(op, d2m.CoreIndexOp) else "grid_size"
-        self.values[op.result] = builder.insert(
-            ttkernel.GetArgValOp(self.runtime_args[(kind, op.dim.value.data)])
-        ).result
+        self.values[op.result] = self.runtime_arg(kind, op.dim.value.data, builder)
 
     # ------------------------------------------------------------------ compute
 
@@ -554,6 +641,10 @@ _HANDLERS: dict[type[Operation], Callable[[_KernelBuilder, Operation, Builder], 
     d2m.DMAReadOp: _KernelBuilder.dma,
     d2m.DMAWriteOp: _KernelBuilder.dma,
     d2m.DMAWaitOp: _KernelBuilder.dma_wait,
+    d2m.DMAMulticastOp: _KernelBuilder.multicast,
+    d2m.SemaphoreSetOp: _KernelBuilder.semaphore_set,
+    d2m.SemaphoreIncOp: _KernelBuilder.semaphore_inc,
+    d2m.SemaphoreWaitOp: _KernelBuilder.semaphore_wait,
     d2m.CoreIndexOp: _KernelBuilder.grid_query,
     d2m.GridSizeOp: _KernelBuilder.grid_query,
     d2m.AcquireDstOp: _KernelBuilder.dst_section,
@@ -722,6 +813,9 @@ def convert_kernel(kernel: func.FuncOp, generic: d2m.GenericOp) -> tuple[list[fu
         ),
         "cbs": ArrayAttr([*operand_cbs, *(op.result.type for op in local_cbs)]),
         "kernels": ArrayAttr(kernels),
+        "semaphores": IntegerAttr(
+            sum(isinstance(t, d2m.SemaphoreType) for t in generic.thread_regions[0].block.arg_types), 64
+        ),
         "runtime_args": ArrayAttr(
             [ArrayAttr([StringAttr(kind), IntegerAttr(index, 64)]) for kind, index in runtime_arg_layout(len(kernel_args))]
         ),

@@ -10,7 +10,8 @@ their runtime-argument layout, compute configuration). Output:
 - buffers: one DRAM buffer per kernel tensor, its logical shape in elements;
 - runtime args per kernel and core, following the layout: a buffer's DRAM address
   (`BufferAddress`), the core's (row, column), the grid's (rows, columns);
-- the compute configuration from the kernel's `ttcore.compute_config`.
+- the compute configuration from the kernel's `ttcore.compute_config`;
+- the semaphores, each starting at 0.
 """
 
 from __future__ import annotations
@@ -129,6 +130,8 @@ def build_program(module: ModuleOp) -> Program:
     }
     config_attr = description.get("compute_config")
     compute_config = config_from_attr(config_attr) if config_attr is not None else ComputeConfig()
+    semaphores = description["semaphores"]
+    assert isinstance(semaphores, IntegerAttr)
     return Program(
         grid=grid,
         kernels=kernels,
@@ -136,4 +139,5 @@ def build_program(module: ModuleOp) -> Program:
         buffers=buffers,
         runtime_args=runtime_args,
         compute_config=compute_config,
+        semaphores=[0] * semaphores.value.data,
     )

@@ -104,3 +104,62 @@ func.func @branch(%src: !dram) {
   }
   return
 }
+
+// -----
+
+!tile = !ttcore.tile<32x32, bf16>
+!dram = memref<1x4x!tile, #ttcore.memory_space<dram>>
+!blk = memref<1x2x!tile, #ttcore.memory_space<l1>>
+!cb = !d2m.cb<!blk>
+
+// Semaphores are ids after the CBs; a multicast goes to the rectangle's cores other
+// than the sender: rows * cols minus one when the sender is inside.
+// CHECK:      ttlang.program = {{{.*}}semaphores = 2 : i64
+// CHECK-LABEL: func.func @mcast_reader()
+// CHECK:      ttkernel.cb_reserve_back
+// CHECK-NEXT: %[[READY_ID:.*]] = arith.constant 0 : i32
+// CHECK-NEXT: %[[READY:.*]] = ttkernel.get_semaphore(%[[READY_ID]])
+// CHECK-NEXT: ttkernel.noc_semaphore_wait(%[[READY]], %{{.*}})
+// CHECK-NEXT: ttkernel.noc_semaphore_set(%[[READY]], %{{.*}})
+// CHECK:      %[[SRC:.*]] = ttkernel.get_write_ptr(%{{.*}})
+// CHECK-NEXT: %[[DST:.*]] = ttkernel.get_write_ptr(%{{.*}})
+// CHECK-NEXT: %[[SIZE:.*]] = arith.constant 4096 : i32
+// CHECK:      %[[ROW:.*]] = ttkernel.get_arg_val(1)
+// CHECK-NEXT: %[[DROW:.*]] = arith.subi %[[ROW]], %[[Y0:.*]] : i32
+// CHECK-NEXT: %[[IN_ROWS:.*]] = arith.cmpi ult, %[[DROW]], %[[H:.*]] : i32
+// CHECK-NEXT: %[[COL:.*]] = ttkernel.get_arg_val(2)
+// CHECK-NEXT: %[[DCOL:.*]] = arith.subi %[[COL]], %[[X0:.*]] : i32
+// CHECK-NEXT: %[[IN_COLS:.*]] = arith.cmpi ult, %[[DCOL]], %[[W:.*]] : i32
+// CHECK-NEXT: %[[IN:.*]] = arith.andi %[[IN_ROWS]], %[[IN_COLS]] : i1
+// CHECK-NEXT: %[[SELF:.*]] = arith.extui %[[IN]] : i1 to i32
+// CHECK-NEXT: %[[CORES:.*]] = arith.muli %[[H]], %[[W]] : i32
+// CHECK-NEXT: %[[DESTS:.*]] = arith.subi %[[CORES]], %[[SELF]] : i32
+// CHECK-NEXT: %[[Y1P:.*]] = arith.addi %[[Y0]], %[[H]] : i32
+// CHECK-NEXT: %[[Y1:.*]] = arith.subi %[[Y1P]], %{{.*}} : i32
+// CHECK-NEXT: %[[X1P:.*]] = arith.addi %[[X0]], %[[W]] : i32
+// CHECK-NEXT: %[[X1:.*]] = arith.subi %[[X1P]], %{{.*}} : i32
+// CHECK-NEXT: %[[MCAST:.*]] = ttkernel.get_noc_multicast_addr(%[[X0]], %[[Y0]], %[[X1]], %[[Y1]], %[[DST]])
+// CHECK-NEXT: ttkernel.noc_async_write_multicast(%[[SRC]], %[[MCAST]], %[[SIZE]], %[[DESTS]])
+// CHECK-NEXT: ttkernel.noc_async_write_barrier()
+// CHECK:      %[[VALID:.*]] = ttkernel.get_semaphore(%{{.*}})
+// CHECK-NEXT: ttkernel.noc_semaphore_set(%[[VALID]], %{{.*}})
+// CHECK:      %[[VALID_AT:.*]] = ttkernel.get_noc_multicast_addr(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[VALID]])
+// CHECK-NEXT: ttkernel.noc_semaphore_set_multicast(%[[VALID]], %[[VALID_AT]], %{{.*}})
+// CHECK:      %[[READY2:.*]] = ttkernel.get_semaphore(%{{.*}})
+// CHECK-NEXT: %[[AT:.*]] = ttkernel.get_noc_addr(%{{.*}}, %{{.*}}, %[[READY2]])
+// CHECK-NEXT: ttkernel.noc_semaphore_inc(%[[AT]], %{{.*}})
+func.func @mcast(%src: !dram) {
+  d2m.generic {grid = #ttcore.grid<1x2>, block_factors = [1, 1], threads = [#d2m.thread<datamovement>]} ins(%src : !dram) outs() {
+  ^bb0(%cb: !cb, %ready: !d2m.semaphore, %valid: !d2m.semaphore):
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %blk = d2m.reserve %cb : !cb -> !blk
+    d2m.semaphore_wait %ready, %c1 reset %c0
+    %tx = d2m.dma_mcast %blk, %blk core[%c0, %c1] mcast[%c1, %c1] : !blk, !blk -> !d2m.mem_tx
+    d2m.dma_wait %tx
+    d2m.semaphore_set %valid, %c1 core[%c0, %c1] mcast[%c1, %c1]
+    d2m.semaphore_inc %ready, %c1 core[%c0, %c0]
+    d2m.push %cb : !cb
+  }
+  return
+}

@@ -5,14 +5,29 @@
 !dram = memref<2x2x!tile, #ttcore.memory_space<dram>>
 !blk = memref<2x2x!tile, #ttcore.memory_space<l1>>
 !cb = !d2m.cb<!blk>
-func.func @multicast(%in: !dram) {
+func.func @iteration_index(%in: !dram) {
+  d2m.generic {grid = #ttcore.grid<1x2>, block_factors = [1, 1], threads = [#d2m.thread<datamovement>]} ins(%in : !dram) outs() {
+  ^bb0(%cb: !cb):
+    // expected-error @+1 {{has no kernel-API form in a reader kernel.}}
+    %i = d2m.iter_index(0)
+  }
+  return
+}
+
+// -----
+
+!tile = !ttcore.tile<32x32, bf16>
+!dram = memref<2x2x!tile, #ttcore.memory_space<dram>>
+!blk = memref<2x2x!tile, #ttcore.memory_space<l1>>
+!cb = !d2m.cb<!blk>
+func.func @multicast_non_cb_block(%in: !dram, %other: !blk) {
   d2m.generic {grid = #ttcore.grid<1x2>, block_factors = [1, 1], threads = [#d2m.thread<datamovement>]} ins(%in : !dram) outs() {
   ^bb0(%cb: !cb):
     %c0 = arith.constant 0 : index
     %c1 = arith.constant 1 : index
     %blk = d2m.reserve %cb : !cb -> !blk
-    // expected-error @+1 {{has no kernel-API form in a reader kernel.}}
-    %tx = d2m.dma_mcast %blk, %blk core[%c0, %c0] mcast[%c1, %c1] : !blk, !blk -> !d2m.mem_tx
+    // expected-error @+1 {{multicasts a block that does not come from d2m.wait or d2m.reserve.}}
+    %tx = d2m.dma_mcast %blk, %other core[%c0, %c0] mcast[%c1, %c1] : !blk, !blk -> !d2m.mem_tx
   }
   return
 }
