@@ -299,3 +299,15 @@ def test_grid_shapes(grid):
     out = torch.zeros(shape, dtype=torch.bfloat16)
     binary_kernel(sub, grid=grid)(a, b, out)
     assert_close(out, a.float() - b.float(), max_abs=0.02)
+
+
+def test_fp32_tensors_with_fp32_dest():
+    """f32 tensors and fp32 DST: CBs hold fp32 tiles; add is exact and exp is within a
+    few fp32 ulps (the emulator's SFPU computes in fp32)."""
+    a = torch.randn(SHAPE, generator=torch.Generator().manual_seed(7))
+    b = torch.randn(SHAPE, generator=torch.Generator().manual_seed(8))
+    out = torch.zeros(SHAPE)
+    binary_kernel(add, fp32_dest=True)(a, b, out)
+    assert torch.equal(out, a + b)
+    unary_kernel(exp, fp32_dest=True)(a, out)
+    assert_close(out, a.exp(), max_abs=1e-5, min_pcc=0.9999)

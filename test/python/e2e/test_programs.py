@@ -7,7 +7,19 @@ import pytest
 import torch
 from e2e_kernels import TILE, assert_close, random_bf16
 
-from ttlang import CircularBuffer, Program, TensorAccessor, compute, core_index, datamovement, dma, pykernel_gen, zeros
+from ttlang import (
+    CircularBuffer,
+    Program,
+    TensorAccessor,
+    compute,
+    core_index,
+    datamovement,
+    dma,
+    full,
+    maximum,
+    pykernel_gen,
+    zeros,
+)
 from ttlang.driver import DEFAULT_PIPELINE, FRONTEND_STAGE
 
 BLOCK = 2
@@ -137,3 +149,48 @@ def test_artifact_keeps_every_stage():
     assert report.grid == (GRID, GRID) and report.cycles > 0
     # one (64 x 64) @ (64 x 64) block product per core: 2 * 64^3 FLOPs each
     assert report.flops == GRID * GRID * 2 * (BLOCK * TILE) ** 3
+
+
+STEPS = 3
+
+
+@pykernel_gen(grid=(1, 2), block_factors=[(BLOCK, BLOCK)] * 2)
+def running_max_and_sum(x, out):
+    """Two loop-carried blocks: the elementwise max and sum of STEPS blocks of x per
+    core; out = max - sum / STEPS."""
+    x_acc, out_acc = TensorAccessor(x), TensorAccessor(out)
+
+    @compute()
+    def reduce_steps(x_cb: CircularBuffer, out_cb: CircularBuffer):
+        top = full((BLOCK * TILE, BLOCK * TILE), -100.0)
+        total = zeros((BLOCK * TILE, BLOCK * TILE))
+        for step in range(STEPS):
+            with x_cb.wait() as blk:
+                top = maximum(top, blk)
+                total = total + blk
+        with out_cb.reserve() as o:
+            o.store(top - total * (1.0 / STEPS))
+
+    @datamovement()
+    def reader(x_cb: CircularBuffer, out_cb: CircularBuffer):
+        for step in range(STEPS):
+            with x_cb.reserve() as blk:
+                dma(x_acc[step * BLOCK, core_index(1) * BLOCK], blk).wait()
+
+    @datamovement()
+    def writer(x_cb: CircularBuffer, out_cb: CircularBuffer):
+        with out_cb.wait() as blk:
+            dma(blk, out_acc[0, core_index(1) * BLOCK]).wait()
+
+    return Program(reduce_steps, reader, writer)(x, out)
+
+
+def test_two_loop_carried_blocks():
+    side = BLOCK * TILE
+    x = random_bf16((STEPS * side, 2 * side), -2.0, 2.0, seed=14)
+    out = torch.zeros(side, 2 * side, dtype=torch.bfloat16)
+    running_max_and_sum(x, out)
+    steps = x.float().reshape(STEPS, side, 2 * side)
+    expected = steps.max(dim=0).values - steps.sum(dim=0) / STEPS
+    # sums of three values in [-2, 2] rounded to bf16 after each step
+    assert_close(out, expected, max_abs=0.05)
