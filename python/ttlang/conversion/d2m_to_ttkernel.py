@@ -145,6 +145,14 @@ _BCAST = {
 _DATA_MOVEMENT_THREADS = (ttkernel.Thread.READER, ttkernel.Thread.WRITER)
 
 
+_GRID_ARG_NAMES = {
+    ("core_index", 0): "core_row",
+    ("core_index", 1): "core_col",
+    ("grid_size", 0): "grid_rows",
+    ("grid_size", 1): "grid_cols",
+}
+
+
 def runtime_arg_layout(num_buffers: int) -> list[tuple[str, int]]:
     """The runtime arguments every kernel receives, in order."""
     return (
@@ -192,12 +200,14 @@ class CBTile:
 
 @dataclass(frozen=True)
 class DstTile:
+    """The tile in DST slot `slot` (an i32 value of the kernel)."""
+
     slot: SSAValue
 
 
 @dataclass(frozen=True)
 class CBBlock:
-    """A CB block value: the CB (old and new value) and which end it was taken from."""
+    """A block of the CB `cb` (the d2m value), taken from its front or its back."""
 
     cb: SSAValue
     front: bool  # d2m.wait (front, read pointer) or d2m.reserve (back, write pointer)
@@ -237,7 +247,9 @@ class _KernelBuilder:
         """The kernel's i32 id of the CB `old` (a compile-time argument)."""
         if old not in self.cbs:
             index = self.cb_ids[old]
-            self.cbs[old] = self.entry.insert(ttkernel.GetCompileTimeArgValOp(index)).result
+            cb = self.entry.insert(ttkernel.GetCompileTimeArgValOp(index)).result
+            cb.name_hint = old.name_hint or f"cb{index}"
+            self.cbs[old] = cb
         return self.cbs[old]
 
     def const(self, value: int) -> SSAValue:
@@ -256,13 +268,17 @@ class _KernelBuilder:
             assert isinstance(buffer_type, MemRefType)
             tile = buffer_type.get_element_type()
             assert isinstance(tile, TileType)
+            name = buffer.name_hint or f"arg{index}"
             address = self.runtime_arg("buffer_address", index, self.entry)
+            address.name_hint = f"{name}_addr"
             page_size = self.const(tile.size_bytes())
-            self.addr_gens[index] = self.entry.insert(
+            generator = self.entry.insert(
                 ttkernel.GetInterleavedAddrGenFastOp(
                     MemorySpace.DRAM, address, page_size, tile.element_format
                 )
             ).result
+            generator.name_hint = f"{name}_pages"
+            self.addr_gens[index] = generator
         return self.addr_gens[index]
 
     # ------------------------------------------------------------------ translation
@@ -300,12 +316,11 @@ class _KernelBuilder:
     def _find_pack_targets(self, region: Region) -> None:
         """For each DST section, the CB its results are packed into (the inits name it)."""
         for op in region.walk():
-            if isinstance(op, memref.StoreOp) and isinstance(op.value.owner, memref.LoadOp):
-                source = op.value.owner.memref
-                if isinstance(source.owner, d2m.AcquireDstOp) and op.memref.owner is not None:
-                    block_op = op.memref.owner
-                    if isinstance(block_op, d2m.WaitOp | d2m.ReserveOp):
-                        self.pack_cb.setdefault(source, self.cb(block_op.cb))
+            if not isinstance(op, memref.StoreOp) or not isinstance(op.value.owner, memref.LoadOp):
+                continue
+            dst, block_op = op.value.owner.memref, op.memref.owner
+            if isinstance(dst.owner, d2m.AcquireDstOp) and isinstance(block_op, d2m.WaitOp | d2m.ReserveOp):
+                self.pack_cb.setdefault(dst, self.cb(block_op.cb))
 
     def block(self, block: Block, builder: Builder) -> None:
         for op in block.ops:
@@ -475,7 +490,9 @@ class _KernelBuilder:
 
     def runtime_arg(self, kind: str, index: int, builder: Builder) -> SSAValue:
         """Runtime argument `kind` `index` of this kernel (see `runtime_arg_layout`)."""
-        return builder.insert(ttkernel.GetArgValOp(self.runtime_args[(kind, index)])).result
+        value = builder.insert(ttkernel.GetArgValOp(self.runtime_args[(kind, index)])).result
+        value.name_hint = _GRID_ARG_NAMES.get((kind, index))
+        return value
 
     def semaphore(self, old: SSAValue, builder: Builder) -> SSAValue:
         """This core's L1 address of the semaphore block argument `old`."""
