@@ -19,7 +19,7 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "test" / "emulator"))
 
-import programs  # noqa: E402
+import emulator_programs as programs  # noqa: E402
 
 from ttlang.runtime import run_program  # noqa: E402
 from ttlang.runtime import toolchain  # noqa: E402

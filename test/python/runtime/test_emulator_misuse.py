@@ -4,7 +4,7 @@
 import dataclasses
 import re
 
-import programs
+import emulator_programs as programs
 import pytest
 import torch
 

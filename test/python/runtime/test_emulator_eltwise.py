@@ -1,8 +1,8 @@
 """Eltwise add through the launcher on a 2x2 grid, against torch."""
 
-import programs
+import emulator_programs as programs
 import torch
-from conftest import assert_close
+from emulator_checks import assert_close
 
 from ttlang.runtime import run_program
 

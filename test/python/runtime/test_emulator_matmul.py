@@ -1,9 +1,9 @@
 """Blocked matmul with a K loop (partials through an intermediate CB), against torch."""
 
-import programs
+import emulator_programs as programs
 import pytest
 import torch
-from conftest import assert_close
+from emulator_checks import assert_close
 
 from ttlang.runtime import run_program
 from ttlang.target.program import ComputeConfig

@@ -1,9 +1,9 @@
 """Multicast and semaphores: one tile from core (0,0) to a whole grid, then a 2048^3
 bf16 matmul sharded over the 8x8 grid; both against torch."""
 
-import programs
+import emulator_programs as programs
 import torch
-from conftest import assert_close
+from emulator_checks import assert_close
 
 from ttlang.runtime import run_program
 

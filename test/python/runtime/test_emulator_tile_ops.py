@@ -1,10 +1,10 @@
 """Reduce (with a scaler tile), transpose, column-broadcast subtract, exp and recip,
 each a hand-written kernel on one core, against torch."""
 
-import programs
+import emulator_programs as programs
 import pytest
 import torch
-from conftest import assert_close
+from emulator_checks import assert_close
 
 from ttlang.runtime import run_program
 from ttlang.target.program import ComputeConfig

@@ -1,7 +1,7 @@
 """The launcher's contract: target selection, the hardware target without ttnn, a
 missing g++, tensors by name or position, and the report's table."""
 
-import programs
+import emulator_programs as programs
 import pytest
 import torch
 
