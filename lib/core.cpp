@@ -1,5 +1,7 @@
 #include "core.h"
 
+#include <algorithm>
+
 #include "errors.h"
 
 namespace ttemu {
@@ -20,9 +22,27 @@ CircularBuffer& Core::cb(uint32_t id, const char* call) {
 }
 
 void Core::wake_semaphore_waiters(Scheduler& scheduler, uint64_t time) {
-  std::vector<Fiber*> waiters;
+  std::vector<SemaphoreWaiter> waiters;
   waiters.swap(semaphore_waiters_);
-  for (Fiber* fiber : waiters) scheduler.wake(*fiber, time);
+  for (const SemaphoreWaiter& waiter : waiters) scheduler.wake(*waiter.fiber, time);
+}
+
+bool Core::wake_satisfied_semaphore_waiters(Scheduler& scheduler) {
+  uint64_t latest = 0;
+  for (const KernelThread& thread : threads_)
+    if (thread.fiber) latest = std::max(latest, thread.fiber->clock());
+  bool woken = false;
+  std::vector<SemaphoreWaiter> still_waiting;
+  for (const SemaphoreWaiter& waiter : semaphore_waiters_) {
+    if (waiter.satisfied()) {
+      scheduler.wake(*waiter.fiber, latest);
+      woken = true;
+    } else {
+      still_waiting.push_back(waiter);
+    }
+  }
+  semaphore_waiters_.swap(still_waiting);
+  return woken;
 }
 
 }  // namespace ttemu

@@ -48,9 +48,21 @@ class Core {
   uint64_t flops() const { return flops_; }
   void add_flops(uint64_t flops) { flops_ += flops; }
 
-  // Threads blocked in noc_semaphore_wait; woken when a semaphore of this core changes.
-  std::vector<Fiber*>& semaphore_waiters() { return semaphore_waiters_; }
+  // A thread blocked in noc_semaphore_wait(_min) on a semaphore of this core.
+  struct SemaphoreWaiter {
+    Fiber* fiber;
+    volatile uint32_t* address;
+    uint32_t value;
+    bool at_least;
+    bool satisfied() const { return at_least ? *address >= value : *address == value; }
+  };
+  void add_semaphore_waiter(const SemaphoreWaiter& waiter) { semaphore_waiters_.push_back(waiter); }
+  // A semaphore of this core changed at `time`: its waiters re-check.
   void wake_semaphore_waiters(Scheduler& scheduler, uint64_t time);
+  // Wakes the waiters whose condition holds although no API call changed the
+  // semaphore (a kernel stored to it directly), at the core's latest thread clock.
+  // Returns whether any was woken.
+  bool wake_satisfied_semaphore_waiters(Scheduler& scheduler);
 
   std::string label() const { return "core (" + std::to_string(row_) + "," + std::to_string(col_) + ")"; }
 
@@ -62,7 +74,7 @@ class Core {
   std::array<CircularBuffer, kMaxCircularBuffers> cbs_;
   DstRegisters dst_;
   std::vector<KernelThread> threads_;
-  std::vector<Fiber*> semaphore_waiters_;
+  std::vector<SemaphoreWaiter> semaphore_waiters_;
   uint64_t flops_ = 0;
 };
 

@@ -45,6 +45,22 @@ void crash_handler(int signal_number) {
   raise(signal_number);
 }
 
+// A JSON string literal of `text`.
+std::string json_string(const std::string& text) {
+  std::string quoted = "\"";
+  for (char c : text) {
+    if (c == '"' || c == '\\') quoted += '\\';
+    if (static_cast<unsigned char>(c) < 0x20) {
+      char escaped[8];
+      std::snprintf(escaped, sizeof escaped, "\\u%04x", c);
+      quoted += escaped;
+    } else {
+      quoted += c;
+    }
+  }
+  return quoted + "\"";
+}
+
 void install_crash_handlers() {
   static std::vector<char> alternate_stack(1 << 16);
   stack_t stack{};
@@ -214,7 +230,11 @@ void Device::run() {
         });
       }
   install_crash_handlers();
-  if (!scheduler_.run()) {
+  for (;;) {
+    if (scheduler_.run()) return;
+    bool woken = false;
+    for (auto& core : cores_) woken = core->wake_satisfied_semaphore_waiters(scheduler_) || woken;
+    if (woken) continue;
     std::ostringstream message;
     std::vector<const Fiber*> blocked = scheduler_.blocked_fibers();
     message << "deadlock: no thread can make progress; " << blocked.size() << " blocked thread(s):";
@@ -264,8 +284,8 @@ std::string Device::report_json() const {
     bool first = true;
     for (const KernelThread& thread : core.threads()) {
       if (!thread.fiber) continue;
-      json << (first ? "" : ", ") << "{\"thread\": \"" << thread_kind_name(thread.kind) << "\", \"kernel\": \""
-           << thread.kernel_name << "\", \"cycles\": " << thread.fiber->clock()
+      json << (first ? "" : ", ") << "{\"thread\": \"" << thread_kind_name(thread.kind)
+           << "\", \"kernel\": " << json_string(thread.kernel_name) << ", \"cycles\": " << thread.fiber->clock()
            << ", \"busy\": " << thread.fiber->busy_cycles() << ", \"waiting\": " << thread.fiber->waiting_cycles()
            << "}";
       first = false;

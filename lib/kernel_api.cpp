@@ -418,9 +418,9 @@ uint32_t semaphore_addr(uint32_t id) {
 void semaphore_wait(volatile uint32_t* addr, uint32_t value, bool at_least) {
   scheduler().sync_point();
   Core& self = *device().thread().core;
-  auto satisfied = [&] { return at_least ? *addr >= value : *addr == value; };
-  while (!satisfied()) {
-    self.semaphore_waiters().push_back(&scheduler().current());
+  Core::SemaphoreWaiter waiter{&scheduler().current(), addr, value, at_least};
+  while (!waiter.satisfied()) {
+    self.add_semaphore_waiter(waiter);
     scheduler().block([addr, value, at_least] {
       return std::string("noc_semaphore_wait") + (at_least ? "_min" : "") + " at " +
              hex(reinterpret_cast<uintptr_t>(addr)) + " wants " + (at_least ? ">= " : "== ") + std::to_string(value) +

@@ -47,6 +47,9 @@ def run(program: Program, tensors: dict[str, torch.Tensor], timeout_s: float | N
 
 
 def _check_program(program: Program, tensors: dict[str, torch.Tensor]) -> None:
+    for kernel in program.kernels:
+        if not kernel.name or any(c.isspace() for c in kernel.name):
+            raise EmulatorError(f"kernel name {kernel.name!r} must be non-empty and free of spaces")
     kinds = [k.kind for k in program.kernels]
     for kind in set(kinds):
         if kinds.count(kind) > 1:

@@ -54,8 +54,19 @@ def test_waiting_for_more_than_was_pushed_is_a_deadlock():
 
 
 def test_semaphore_deadlock_names_the_semaphore_wait():
-    message = error_of(broken("reader", "reader_waits_on_semaphore.cpp", program=eltwise(semaphores=[0])))
+    message = error_of(broken("reader", "waits_on_semaphore.cpp", program=eltwise(semaphores=[0])))
     assert re.search(r"core \(0,0\) reader \[kernel 'reader_binary'\]: noc_semaphore_wait at 0x[0-9a-f]+ wants == 1, value is 0", message)
+
+
+def test_semaphore_set_by_a_plain_store_is_not_a_deadlock():
+    program = eltwise(semaphores=[0])
+    program = programs.with_kernel(program, "reader", "sets_semaphore_by_store.cpp")
+    program = programs.with_kernel(program, "writer", "broken/waits_on_semaphore.cpp")
+    program.kernels = [k for k in program.kernels if k.kind != "compute"]
+    del program.runtime_args["compute_eltwise_add"]
+    report = run(program).report
+    writer = next(t for t in report.cores[0].threads if t.thread == "writer")
+    assert writer.kernel == "writer_unary"
 
 
 def test_dst_index_beyond_half_sync_capacity():

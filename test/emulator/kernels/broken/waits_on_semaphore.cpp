@@ -1,4 +1,4 @@
-// BROKEN (deadlock): waits for semaphore 0 to become 1, which nobody ever signals.
+// Waits for semaphore 0 to become 1: BROKEN (deadlock) when nobody ever signals it.
 #include "dataflow_api.h"
 
 void kernel_main() {
