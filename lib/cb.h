@@ -23,7 +23,6 @@ class CircularBuffer {
   uint32_t num_pages() const { return num_pages_; }
   uint32_t page_size() const { return page_size_; }
   DataFormat format() const { return format_; }
-  uint8_t* base() const { return base_; }
   uint32_t pages_filled() const { return pushed_ - popped_; }
   uint32_t pages_free() const { return num_pages_ - pages_filled(); }
 

@@ -104,7 +104,7 @@ Device& Device::active() { return *g_active_device; }
 
 std::string Device::context_label() const {
   if (!scheduler_.in_fiber()) return "";
-  int id = const_cast<Scheduler&>(scheduler_).current().id();
+  int id = scheduler_.current().id();
   const KernelThread& thread = cores_[id / kThreadsPerCore]->threads()[id % kThreadsPerCore];
   return thread.core->label() + " " + thread_kind_name(thread.kind) + " [kernel '" + thread.kernel_name + "']";
 }

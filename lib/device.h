@@ -66,7 +66,6 @@ class Device {
   NocTiming& noc() { return noc_; }
   KernelThread& thread();
   Core& core_at_noc(uint32_t x, uint32_t y, const char* call);
-  int num_cores() const { return static_cast<int>(cores_.size()); }
   Core& core(int index) { return *cores_[index]; }
   // The core and offset of an L1 address handed out by get_write_ptr & co.
   bool locate_l1(uint32_t address, int* core_index, uint32_t* offset) const;

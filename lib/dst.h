@@ -20,8 +20,6 @@ class DstRegisters {
 
   void configure(bool fp32, bool full_sync);
   int capacity() const { return capacity_; }
-  bool fp32() const { return fp32_; }
-  Phase phase() const { return phase_; }
 
   void acquire();
   void commit();

@@ -8,14 +8,6 @@ bool is_supported_format(DataFormat format) {
   return format == DataFormat::Float16_b || format == DataFormat::Float32;
 }
 
-const char* format_name(DataFormat format) {
-  switch (format) {
-    case DataFormat::Float16_b: return "bf16";
-    case DataFormat::Float32: return "fp32";
-    default: return "unsupported";
-  }
-}
-
 uint32_t format_element_bytes(DataFormat format) { return format == DataFormat::Float32 ? 4 : 2; }
 
 namespace {

@@ -47,7 +47,6 @@ inline int face_layout_index(int row, int col) {
 }
 
 bool is_supported_format(DataFormat format);
-const char* format_name(DataFormat format);
 uint32_t format_element_bytes(DataFormat format);
 
 // A face-layout page of `format` -> row-major fp32 values.

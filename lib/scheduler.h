@@ -64,10 +64,10 @@ class Scheduler {
   // the blocked fibers are a deadlock, see blocked_fibers()).
   bool run();
   std::vector<const Fiber*> blocked_fibers() const;
-  const std::vector<std::unique_ptr<Fiber>>& fibers() const { return fibers_; }
 
   // ---- called from inside the running fiber ----
   Fiber& current() { return *current_; }
+  const Fiber& current() const { return *current_; }
   bool in_fiber() const { return current_ != nullptr; }
   uint64_t now() const { return current_->clock_; }
   // Charge `cycles` of work to the running fiber.

@@ -16,13 +16,6 @@ constexpr int N = kTileRows;  // tiles are square
 typedef float Lanes __attribute__((vector_size(64)));
 constexpr int kLanes = 16;
 
-inline Lanes load_lanes(const float* p) {
-  Lanes v;
-  std::memcpy(&v, p, sizeof v);
-  return v;
-}
-inline void store_lanes(float* p, Lanes v) { std::memcpy(p, &v, sizeof v); }
-
 // Rows of the product computed together: 4 rows x 2 vectors of accumulators stay in
 // registers while each row of B is loaded once for all of them.
 constexpr int kRowBlock = 4;
@@ -32,18 +25,16 @@ void matmul_rows(const float* a, const float* b, float* product) {
   for (int i = 0; i < N; i += kRowBlock) {
     Lanes acc[kRowBlock][2] = {};
     for (int k = 0; k < N; ++k) {
-      Lanes b_low = load_lanes(b + k * N);
-      Lanes b_high = load_lanes(b + k * N + kLanes);
+      Lanes b_low, b_high;
+      std::memcpy(&b_low, b + k * N, sizeof b_low);
+      std::memcpy(&b_high, b + k * N + kLanes, sizeof b_high);
       for (int r = 0; r < kRowBlock; ++r) {
         float a_ik = a[(i + r) * N + k];
         acc[r][0] += a_ik * b_low;
         acc[r][1] += a_ik * b_high;
       }
     }
-    for (int r = 0; r < kRowBlock; ++r) {
-      store_lanes(product + (i + r) * N, acc[r][0]);
-      store_lanes(product + (i + r) * N + kLanes, acc[r][1]);
-    }
+    std::memcpy(product + i * N, acc, sizeof acc);
   }
 }
 }  // namespace

@@ -21,7 +21,7 @@ class RunResult:
     """Output tensors by DRAM buffer name, and the timing report of the run."""
 
     outputs: dict[str, torch.Tensor]
-    report: TimingReport | None
+    report: TimingReport
 
 
 def selected_target(target: str | None = None) -> str:
