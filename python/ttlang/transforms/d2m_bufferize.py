@@ -73,7 +73,14 @@ from xdsl.dialects.linalg import ops as linalg
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineMap
 from xdsl.passes import ModulePass
-from xdsl.rewriter import Rewriter
+from xdsl.pattern_rewriter import (
+    GreedyRewritePatternApplier,
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
+from xdsl.rewriter import InsertPoint
 
 from ttlang.dialects import d2m
 from ttlang.dialects.ttcore import MemorySpace, MemorySpaceAttr
@@ -86,15 +93,22 @@ CARRY_CB_BUFFERS = 2
 """A loop-carried block needs the current value and the next one at once."""
 
 
-def compute_regions(module: ModuleOp) -> list[Region]:
-    """The compute-thread regions of every `d2m.generic` in `module`."""
-    regions: list[Region] = []
-    for op in module.walk():
-        if isinstance(op, d2m.GenericOp):
-            for kind, region in zip(op.thread_kinds, op.thread_regions):
-                if kind == d2m.ThreadType.COMPUTE:
-                    regions.append(region)
-    return regions
+# ----------------------------------------------------------------------- helpers
+
+
+def compute_entry(op: Operation) -> Block | None:
+    """The entry block of the compute region of a `d2m.generic` enclosing `op`, or None
+    when `op` is not in a compute thread."""
+    region = op.parent_region()
+    while region is not None:
+        owner = region.parent_op()
+        if owner is None:
+            return None
+        if isinstance(owner, d2m.GenericOp):
+            kind = owner.thread_kinds[list(owner.thread_regions).index(region)]
+            return region.block if kind == d2m.ThreadType.COMPUTE else None
+        region = owner.parent_region()
+    return None
 
 
 def _ancestor_in_block(op: Operation, block: Block) -> Operation | None:
@@ -114,200 +128,39 @@ def _defined_before(value: SSAValue, op: Operation) -> bool:
     return anchor is not None and owner.is_before_in_block(anchor)
 
 
-@dataclass
-class _ComputeBufferizer:
-    """Bufferizes one compute region; local CBs are declared at its entry."""
+def _last_user(value: SSAValue, block: Block, default: Operation) -> Operation:
+    """The op of `block` that is or holds the last use of `value` (`default` if unused)."""
+    users = [_ancestor_in_block(use.operation, block) for use in value.uses]
+    return max(
+        (user for user in users if user is not None),
+        key=block.get_operation_index,
+        default=default,
+    )
 
-    entry: Block
-    local_cbs: int = 0
 
-    def run(self, block: Block) -> None:
-        for op in list(block.ops):
-            if op.parent is None:  # a store erased together with the generic it stored
-                continue
-            if isinstance(op, d2m.WaitOp | d2m.ReserveOp) and isinstance(op.result.type, TensorType):
-                self._bufferize_cb_block(op)
-            elif isinstance(op, linalg.GenericOp) and op.res:
-                self._bufferize_generic(op)
-            elif isinstance(op, d2m.StoreOp):
-                self._bufferize_store(op)
-            elif isinstance(op, scf.ForOp):
-                self.run(op.body.block)
-            elif isinstance(op, scf.IfOp):
-                for region in op.regions:
-                    for inner in region.blocks:
-                        self.run(inner)
-        for op in list(block.ops):
-            if isinstance(op, tensor.EmptyOp) and not op.tensor.uses:
-                Rewriter.erase_op(op)
+def declare_local_cb(
+    rewriter: PatternRewriter, anchor: Operation, block_type: Attribute, buffers: int
+) -> SSAValue:
+    """A new compute-local CB of `buffers` blocks shaped like the tensor type
+    `block_type`, declared at the entry of `anchor`'s compute region after the local CBs
+    declared so far (their order is their CB id order)."""
+    assert isinstance(block_type, TensorType)
+    entry = compute_entry(anchor)
+    assert entry is not None
+    memref_type = MemRefType(
+        block_type.get_element_type(), block_type.get_shape(), memory_space=MemorySpaceAttr(MemorySpace.L1)
+    )
+    local_cb = d2m.LocalCBOp(d2m.CBType(memref_type, buffers))
+    declared = [op for op in entry.ops if isinstance(op, d2m.LocalCBOp)]
+    where = InsertPoint.after(declared[-1]) if declared else InsertPoint.at_start(entry)
+    rewriter.insert(local_cb, where)
+    return local_cb.result
 
-    def stream_loop_carried_blocks(self, block: Block) -> None:
-        """Rewrites every loop of `block` (and nested ones) that carries tensors so that
-        they stream through CBs (see the module docstring)."""
-        for op in list(block.ops):
-            for region in op.regions:
-                for inner in region.blocks:
-                    self.stream_loop_carried_blocks(inner)
-            if isinstance(op, scf.ForOp) and op.iter_args:
-                self._stream_through_cbs(op)
 
-    def _stream_through_cbs(self, loop: scf.ForOp) -> None:
-        if not all(isinstance(arg.type, TensorType) for arg in loop.iter_args):
-            raise PassError(
-                loop, "carries values that are not blocks; d2m-bufferize streams only blocks "
-                "through loops."
-            )
-        block = loop.parent_block()
-        assert block is not None
-        body = loop.body.block
-        yield_op = body.last_op
-        assert isinstance(yield_op, scf.YieldOp)
-        cbs: list[SSAValue] = []
-        for init, carried, yielded in zip(loop.iter_args, body.args[1:], yield_op.operands):
-            local_cb = self._local_cb(carried.type, CARRY_CB_BUFFERS)
-            cb, cb_type = local_cb.result, local_cb.result.type
-            cbs.append(cb)
-            # Reserve before the init is computed, so that it is computed in place.
-            init_owner = init.owner
-            first = init_owner if isinstance(init_owner, Operation) and init_owner.parent_block() is block else loop
-            reserve = d2m.ReserveOp(cb, carried.type)
-            block.insert_op_before(reserve, first)
-            block.insert_ops_before([d2m.StoreOp(reserve.result, init), d2m.PushOp(cb)], loop)
-            # Each iteration: the current block in, the next block out.
-            current = d2m.WaitOp(cb, carried.type)
-            following = d2m.ReserveOp(cb, carried.type)
-            body.insert_ops_before([current, following], body.first_op)
-            carried.replace_all_uses_with(current.result)
-            body.insert_ops_before(
-                [d2m.StoreOp(following.result, yielded), d2m.PushOp(cb), d2m.PopOp(cb)], yield_op
-            )
-        for carried in list(body.args[1:]):
-            body.erase_arg(carried)
-        Rewriter.replace_op(yield_op, scf.YieldOp())
-        new_loop = scf.ForOp(loop.lb, loop.ub, loop.step, [], loop.detach_region(loop.body))
-        block.insert_op_before(new_loop, loop)
-        for result, cb in zip(loop.results, cbs):
-            final = d2m.WaitOp(cb, result.type)
-            block.insert_op_before(final, loop)
-            last_use = max(
-                (_ancestor_in_block(use.operation, block) for use in result.uses),
-                key=lambda user: block.get_operation_index(user),
-                default=final,
-            )
-            result.replace_all_uses_with(final.result)
-            block.insert_op_after(d2m.PopOp(cb), last_use)
-        Rewriter.erase_op(loop)
-
-    def _bufferize_cb_block(self, op: d2m.WaitOp | d2m.ReserveOp) -> None:
-        cb_type = op.cb.type
-        assert isinstance(cb_type, d2m.CBType)
-        new = type(op)(op.cb, cb_type.block)
-        op.parent_block().insert_op_before(new, op)
-        op.result.replace_all_uses_with(new.result)
-        Rewriter.erase_op(op)
-
-    def _bufferize_generic(self, op: linalg.GenericOp) -> None:
-        if len(op.outputs) != 1:
-            raise PassError(op, f"has {len(op.outputs)} outputs; d2m-bufferize handles one.")
-        if not isinstance(op.outputs[0].owner, tensor.EmptyOp):
-            raise PassError(
-                op, "accumulates into an existing value (its init is not tensor.empty); "
-                "d2m-bufferize handles fresh outputs only."
-            )
-        for operand in op.inputs:
-            if not isinstance(operand.type, MemRefType):
-                raise PassError(op, f"reads {operand.type}, which is not a CB block or a temporary.")
-        block = op.parent_block()
-        assert block is not None
-        result = op.res[0]
-        store = self._store_into_reserved_block(op)
-        if store is not None:
-            destination = store.dst
-            Rewriter.erase_op(store)
-            self._replace_generic(op, destination)
-            return
-        local_cb = self._local_cb(result.type, LOCAL_CB_BUFFERS)
-        cb_type = local_cb.result.type
-        assert isinstance(cb_type, d2m.CBType)
-        reserve = d2m.ReserveOp(local_cb.result, cb_type.block)
-        block.insert_op_before(reserve, op)
-        new = self._replace_generic(op, reserve.result, keep_result=True)
-        push = d2m.PushOp(local_cb.result)
-        wait = d2m.WaitOp(local_cb.result, cb_type.block)
-        block.insert_op_after(push, new)
-        block.insert_op_after(wait, push)
-        last_use = max(
-            (_ancestor_in_block(use.operation, block) for use in result.uses),
-            key=lambda user: block.get_operation_index(user),
-            default=wait,
-        )
-        result.replace_all_uses_with(wait.result)
-        block.insert_op_after(d2m.PopOp(local_cb.result), last_use)
-        Rewriter.erase_op(op)
-
-    def _store_into_reserved_block(self, op: linalg.GenericOp) -> d2m.StoreOp | None:
-        """The `d2m.store` that is the only use of `op`'s result, when its destination is
-        a block already reserved before `op`."""
-        uses = list(op.res[0].uses)
-        if len(uses) != 1:
-            return None
-        store = uses[0].operation
-        if not isinstance(store, d2m.StoreOp) or store.value is not op.res[0]:
-            return None
-        if not isinstance(store.dst.type, MemRefType) or not _defined_before(store.dst, op):
-            return None
-        return store
-
-    def _replace_generic(
-        self, op: linalg.GenericOp, destination: SSAValue, keep_result: bool = False
-    ) -> linalg.GenericOp:
-        """A memref form of `op` writing `destination`, inserted before `op` (which is
-        erased unless its result still has uses to redirect)."""
-        new = linalg.GenericOp(
-            inputs=list(op.inputs),
-            outputs=[destination],
-            body=op.detach_region(op.body),
-            indexing_maps=op.indexing_maps,
-            iterator_types=op.iterator_types,
-        )
-        new.location = op.location
-        op.parent_block().insert_op_before(new, op)
-        if not keep_result:
-            Rewriter.erase_op(op)
-        return new
-
-    def _bufferize_store(self, op: d2m.StoreOp) -> None:
-        if not isinstance(op.value.type, MemRefType) or not isinstance(op.dst.type, MemRefType):
-            raise PassError(op, "stores a value that is neither a CB block nor an operator result.")
-        copy = copy_generic(op.value, op.dst)
-        copy.location = op.location
-        op.parent_block().insert_op_before(copy, op)
-        Rewriter.erase_op(op)
-
-    def _local_cb(self, block_type: Attribute, buffers: int) -> d2m.LocalCBOp:
-        """A new compute-local CB of `buffers` blocks shaped like the tensor type
-        `block_type`, declared at the region entry."""
-        assert isinstance(block_type, TensorType)
-        cb_type = d2m.CBType(
-            MemRefType(
-                block_type.get_element_type(),
-                block_type.get_shape(),
-                memory_space=MemorySpaceAttr(MemorySpace.L1),
-            ),
-            buffers,
-        )
-        local_cb = d2m.LocalCBOp(cb_type)
-        self._declare(local_cb)
-        return local_cb
-
-    def _declare(self, local_cb: d2m.LocalCBOp) -> None:
-        """Places `local_cb` at the region entry, after the local CBs declared so far."""
-        if self.local_cbs == 0:
-            self.entry.insert_op_before(local_cb, self.entry.first_op)
-        else:
-            anchor = list(self.entry.ops)[self.local_cbs - 1]
-            self.entry.insert_op_after(local_cb, anchor)
-        self.local_cbs += 1
+def _cb_block_type(cb: SSAValue) -> MemRefType:
+    cb_type = cb.type
+    assert isinstance(cb_type, d2m.CBType)
+    return cb_type.block
 
 
 def copy_generic(source: SSAValue, destination: SSAValue) -> linalg.GenericOp:
@@ -329,6 +182,144 @@ def copy_generic(source: SSAValue, destination: SSAValue) -> linalg.GenericOp:
     )
 
 
+# ----------------------------------------------------------------------- patterns
+
+
+class StreamLoopCarriedBlocks(RewritePattern):
+    """A loop carrying blocks -> a loop streaming them through two-block local CBs."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: scf.ForOp, rewriter: PatternRewriter) -> None:
+        if not op.iter_args or compute_entry(op) is None:
+            return
+        if not all(isinstance(arg.type, TensorType) for arg in op.iter_args):
+            raise PassError(
+                op, "carries values that are not blocks; d2m-bufferize streams only blocks through loops."
+            )
+        block = op.parent_block()
+        assert block is not None
+        body = op.body.block
+        yield_op = body.last_op
+        assert isinstance(yield_op, scf.YieldOp)
+        cbs: list[SSAValue] = []
+        for init, carried, yielded in zip(op.iter_args, body.args[1:], yield_op.operands):
+            cb = declare_local_cb(rewriter, op, carried.type, CARRY_CB_BUFFERS)
+            cbs.append(cb)
+            # Reserve before the init is computed, so that it is computed in place.
+            init_owner = init.owner
+            first = init_owner if isinstance(init_owner, Operation) and init_owner.parent_block() is block else op
+            reserve = rewriter.insert(d2m.ReserveOp(cb, carried.type), InsertPoint.before(first))
+            rewriter.insert(d2m.StoreOp(reserve.result, init), InsertPoint.before(op))
+            rewriter.insert(d2m.PushOp(cb), InsertPoint.before(op))
+            # Each iteration: the current block in, the next block out.
+            current = d2m.WaitOp(cb, carried.type)
+            following = d2m.ReserveOp(cb, carried.type)
+            rewriter.insert(following, InsertPoint.at_start(body))
+            rewriter.insert(current, InsertPoint.at_start(body))
+            rewriter.replace_all_uses_with(carried, current.result)
+            for hand_off in (d2m.StoreOp(following.result, yielded), d2m.PushOp(cb), d2m.PopOp(cb)):
+                rewriter.insert(hand_off, InsertPoint.before(yield_op))
+        for carried in list(body.args[1:]):
+            body.erase_arg(carried)
+        rewriter.replace(yield_op, scf.YieldOp())
+        rewriter.insert(scf.ForOp(op.lb, op.ub, op.step, [], op.detach_region(op.body)), InsertPoint.before(op))
+        for result, cb in zip(op.results, cbs):
+            final = rewriter.insert(d2m.WaitOp(cb, result.type), InsertPoint.before(op))
+            last_user = _last_user(result, block, final)
+            rewriter.replace_all_uses_with(result, final.result)
+            rewriter.insert(d2m.PopOp(cb), InsertPoint.after(last_user))
+        rewriter.erase(op)
+
+
+class BufferizeCBBlock(RewritePattern):
+    """d2m.wait/reserve returning a tensor -> returning the CB's L1 block."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: d2m.WaitOp | d2m.ReserveOp, rewriter: PatternRewriter) -> None:
+        if isinstance(op.result.type, TensorType) and compute_entry(op) is not None:
+            rewriter.replace(op, type(op)(op.cb, _cb_block_type(op.cb)))
+
+
+class BufferizeGeneric(RewritePattern):
+    """A linalg.generic on tensors -> on memrefs, writing the block its result is stored
+    into, or a temporary in a local CB."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: linalg.GenericOp, rewriter: PatternRewriter) -> None:
+        if not op.res or compute_entry(op) is None:
+            return
+        if len(op.outputs) != 1:
+            raise PassError(op, f"has {len(op.outputs)} outputs; d2m-bufferize handles one.")
+        if not isinstance(op.outputs[0].owner, tensor.EmptyOp):
+            raise PassError(
+                op, "accumulates into an existing value (its init is not tensor.empty); "
+                "d2m-bufferize handles fresh outputs only."
+            )
+        if not all(isinstance(operand.type, MemRefType) for operand in op.inputs):
+            return  # a producer is not bufferized yet
+        store = _sole_store(op)
+        if store is not None and isinstance(store.dst.type, TensorType):
+            return  # the block it is stored into is not bufferized yet
+        if store is not None and _defined_before(store.dst, op):
+            rewriter.erase(store)
+            rewriter.replace(op, _memref_generic(op, store.dst), [None])
+            return
+        result = op.res[0]
+        cb = declare_local_cb(rewriter, op, result.type, LOCAL_CB_BUFFERS)
+        block_type = _cb_block_type(cb)
+        reserve = rewriter.insert(d2m.ReserveOp(cb, block_type), InsertPoint.before(op))
+        rewriter.insert(_memref_generic(op, reserve.result), InsertPoint.before(op))
+        rewriter.insert(d2m.PushOp(cb), InsertPoint.before(op))
+        wait = rewriter.insert(d2m.WaitOp(cb, block_type), InsertPoint.before(op))
+        block = op.parent_block()
+        assert block is not None
+        last_user = _last_user(result, block, op)
+        rewriter.insert(d2m.PopOp(cb), InsertPoint.after(last_user))
+        rewriter.replace(op, [], [wait.result])
+
+
+def _sole_store(op: linalg.GenericOp) -> d2m.StoreOp | None:
+    """The `d2m.store` that is the only use of `op`'s result, if there is one."""
+    uses = list(op.res[0].uses)
+    if len(uses) == 1 and isinstance(store := uses[0].operation, d2m.StoreOp) and store.value is op.res[0]:
+        return store
+    return None
+
+
+def _memref_generic(op: linalg.GenericOp, destination: SSAValue) -> linalg.GenericOp:
+    """`op` on memrefs, writing `destination` (its body moves over)."""
+    new = linalg.GenericOp(
+        inputs=list(op.inputs),
+        outputs=[destination],
+        body=op.detach_region(op.body),
+        indexing_maps=op.indexing_maps,
+        iterator_types=op.iterator_types,
+    )
+    new.location = op.location
+    return new
+
+
+class CopyStoredBlock(RewritePattern):
+    """d2m.store of a block -> an identity generic copying it into the destination."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: d2m.StoreOp, rewriter: PatternRewriter) -> None:
+        if not isinstance(op.value.type, MemRefType) or not isinstance(op.dst.type, MemRefType):
+            return
+        copy = copy_generic(op.value, op.dst)
+        copy.location = op.location
+        rewriter.replace(op, copy)
+
+
+class EraseUnusedEmptyTensor(RewritePattern):
+    """tensor.empty without uses -> nothing."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: tensor.EmptyOp, rewriter: PatternRewriter) -> None:
+        if not op.tensor.uses:
+            rewriter.erase(op)
+
+
 @dataclass(frozen=True)
 class D2MBufferize(ModulePass):
     """Tensors in compute regions -> L1 CB blocks; temporaries -> compute-local CBs."""
@@ -336,7 +327,13 @@ class D2MBufferize(ModulePass):
     name = "d2m-bufferize"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for region in compute_regions(op):
-            bufferizer = _ComputeBufferizer(region.block)
-            bufferizer.stream_loop_carried_blocks(region.block)
-            bufferizer.run(region.block)
+        PatternRewriteWalker(StreamLoopCarriedBlocks(), walk_regions_first=True).rewrite_module(op)
+        PatternRewriteWalker(
+            GreedyRewritePatternApplier(
+                [BufferizeCBBlock(), BufferizeGeneric(), CopyStoredBlock(), EraseUnusedEmptyTensor()]
+            )
+        ).rewrite_module(op)
+        for leftover in op.walk():
+            if isinstance(leftover, d2m.StoreOp | linalg.GenericOp) and compute_entry(leftover) is not None:
+                if any(isinstance(v.type, TensorType) for v in leftover.operands):
+                    raise PassError(leftover, "uses a block that is neither a CB block nor an operator result.")

@@ -72,7 +72,8 @@ from xdsl.dialects.linalg.ops import GenericOp, YieldOp
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineMap
 from xdsl.passes import ModulePass
-from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern, op_type_rewrite_pattern
+from xdsl.rewriter import InsertPoint
 
 from ttlang.dialects import d2m
 from ttlang.dialects.ttcore import MemorySpace, MemorySpaceAttr, TileType
@@ -359,7 +360,19 @@ def _lower_generic(op: GenericOp, capacity: int) -> None:
         builder.insert(d2m.ReleaseDstOp(dst))
 
     _emit_loops(Builder(InsertPoint.before(op)), [ranges[d] for d in parallel], section)
-    Rewriter.erase_op(op)
+
+
+class LowerGenericToTileLoops(RewritePattern):
+    """A linalg.generic on tile blocks -> loops over its output tiles, a DST section each."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: GenericOp, rewriter: PatternRewriter) -> None:
+        if not all(isinstance(arg.type, TileType) for arg in op.body.block.args):
+            return
+        if op.res:
+            raise PassError(op, "still returns tensors; run d2m-bufferize first.")
+        _lower_generic(op, compute_config_of(op).dst_capacity_tiles)
+        rewriter.erase(op)
 
 
 @dataclass(frozen=True)
@@ -369,12 +382,4 @@ class D2MLowerToLoops(ModulePass):
     name = "d2m-lower-to-loops"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        generics = [g for g in op.walk() if isinstance(g, GenericOp) and _works_on_tiles(g)]
-        for generic in generics:
-            if generic.res:
-                raise PassError(generic, "still returns tensors; run d2m-bufferize first.")
-            _lower_generic(generic, compute_config_of(generic).dst_capacity_tiles)
-
-
-def _works_on_tiles(op: GenericOp) -> bool:
-    return all(isinstance(arg.type, TileType) for arg in op.body.block.args)
+        PatternRewriteWalker(LowerGenericToTileLoops(), apply_recursively=False).rewrite_module(op)

@@ -60,3 +60,20 @@ func.func @carries_an_index(%in: !dram, %out: !dram) {
   }
   return
 }
+
+// -----
+
+!tile = !ttcore.tile<32x32, bf16>
+!dram = memref<2x2x!tile, #ttcore.memory_space<dram>>
+!cb = !d2m.cb<memref<2x2x!tile, #ttcore.memory_space<l1>>>
+!t = tensor<2x2x!tile>
+func.func @stores_a_foreign_tensor(%out: !dram, %value: !t) {
+  d2m.generic {grid = #ttcore.grid<1x1>, block_factors = [1, 1], threads = [#d2m.thread<compute>]} ins() outs(%out : !dram) {
+  ^bb0(%out_cb: !cb):
+    %o = d2m.reserve %out_cb : !cb -> !t
+    // expected-error @+1 {{uses a block that is neither a CB block nor an operator result.}}
+    d2m.store %o, %value : !t, !t
+    d2m.push %out_cb : !cb
+  }
+  return
+}
