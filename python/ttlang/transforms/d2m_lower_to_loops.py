@@ -60,7 +60,7 @@ dimensions and constants.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from enum import Enum, auto
 
@@ -72,7 +72,12 @@ from xdsl.dialects.linalg.ops import GenericOp, YieldOp
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineMap
 from xdsl.passes import ModulePass
-from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern, op_type_rewrite_pattern
+from xdsl.pattern_rewriter import (
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
 from xdsl.rewriter import InsertPoint
 
 from ttlang.dialects import d2m
@@ -191,7 +196,7 @@ def output_is_undefined(op: GenericOp) -> bool:
 
 
 def _emit_loops(
-    builder: Builder, extents: Sequence[int], body: "callable[[Builder, list[SSAValue]], None]"
+    builder: Builder, extents: Sequence[int], body: Callable[[Builder, list[SSAValue]], None]
 ) -> None:
     """Nested `scf.for` loops from 0 to each extent, calling `body` in the innermost."""
     if not extents:
