@@ -2,8 +2,10 @@
 
 Usage: .venv/bin/python bench/emulator.py [--size N] [--grid R C]
 
-The kernels are the hand-written blocked matmul of test/emulator/kernels (K blocks of
-2 tiles, 2x4-tile subblocks in DST). The runtime and kernels are compiled before
+The kernels are the hand-written matmul of test/emulator/kernels in tt-metal's 2D
+multicast scheme (column 0 reads a and multicasts it along rows, row 0 reads b and
+multicasts it down columns; K blocks of 8 tiles, 2x4-tile subblocks in DST); with
+--no-multicast every core reads its own blocks. The runtime and kernels are compiled before
 timing; `wall_s` is the host time of the emulated run alone (measured inside the
 emulator process around the device run: no process start, imports, compilation or
 tensor conversion). The last line is `wall_s=<seconds>`.
@@ -29,10 +31,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--size", type=int, default=2048)
     parser.add_argument("--grid", type=int, nargs=2, default=(8, 8))
+    parser.add_argument("--no-multicast", action="store_true", help="every core reads its blocks from DRAM")
     options = parser.parse_args()
     size, grid = options.size, tuple(options.grid)
 
-    program = programs.matmul(size, size, size, grid)
+    program = programs.matmul(size, size, size, grid, k_block=8, multicast=not options.no_multicast)
     toolchain.runtime_executable()
     toolchain.kernel_libraries(program.kernels, program.compute_config.math_approx_mode)
 

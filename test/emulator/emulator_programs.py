@@ -66,12 +66,15 @@ def matmul(
     *,
     k_block: int = 2,
     subblock: tuple[int, int] = (2, 4),
+    multicast: bool = False,
     compute_config: ComputeConfig = ComputeConfig(),
 ) -> Program:
     """out = a @ b with the output split into equal blocks over the grid (buffers a, b, out).
 
     Each core loops over K in blocks of `k_block` tiles; `subblock` (rows, cols) of
-    output tiles must fit DST.
+    output tiles must fit DST. Without `multicast` every core reads its a and b blocks
+    from DRAM; with it, column 0 reads a and multicasts along rows and row 0 reads b
+    and multicasts down columns (tt-metal's 2D reuse-mcast matmul).
     """
     cb_in0, cb_in1, cb_out, cb_partial = 0, 1, 16, 24
     rows, cols = grid
@@ -79,25 +82,46 @@ def matmul(
     sbh, sbw = subblock
     page = tile_size_bytes("bf16")
     cores = grid_cores(grid)
+    compute = kernel("matmul_compute.cpp", "compute", cb_in0, cb_in1, cb_out, cb_partial, mt, nt, kt, k_block, sbh, sbw)
+    if multicast:
+        kernels = [
+            kernel("matmul_mcast_reader.cpp", "reader", cb_in0, mt, kt, k_block, kt, cols),
+            compute,
+            kernel("matmul_mcast_writer.cpp", "writer", cb_in1, cb_out, mt, nt, kt, k_block, n // 32, rows, sbh, sbw),
+        ]
+        runtime_args = {
+            "matmul_mcast_reader": {(r, c): [BufferAddress("a"), r * mt] for r, c in cores},
+            "matmul_mcast_writer": {
+                (r, c): [BufferAddress("b"), BufferAddress("out"), r * mt, c * nt] for r, c in cores
+            },
+        }
+    else:
+        kernels = [
+            kernel("matmul_reader.cpp", "reader", cb_in0, cb_in1, mt, nt, kt, k_block, kt, n // 32),
+            compute,
+            kernel("matmul_writer.cpp", "writer", cb_out, mt, nt, sbh, sbw, n // 32),
+        ]
+        runtime_args = {
+            "matmul_reader": {(r, c): [BufferAddress("a"), BufferAddress("b"), r * mt, c * nt] for r, c in cores},
+            "matmul_writer": {(r, c): [BufferAddress("out"), r * mt, c * nt] for r, c in cores},
+        }
     return Program(
         grid=grid,
-        kernels=[
-            kernel("matmul_reader.cpp", "reader", cb_in0, cb_in1, mt, nt, kt, k_block, kt, n // 32),
-            kernel("matmul_compute.cpp", "compute", cb_in0, cb_in1, cb_out, cb_partial, mt, nt, kt, k_block, sbh, sbw),
-            kernel("matmul_writer.cpp", "writer", cb_out, mt, nt, sbh, sbw, n // 32),
-        ],
+        kernels=kernels,
         cbs=[
             CBConfig(cb_in0, 2 * mt * k_block, page),
             CBConfig(cb_in1, 2 * k_block * nt, page),
             CBConfig(cb_out, mt * nt, page),
             CBConfig(cb_partial, mt * nt, page),
         ],
-        buffers=[DramBuffer("a", (m, k)), DramBuffer("b", (k, n)), DramBuffer("out", (m, n), is_input=False, is_output=True)],
-        runtime_args={
-            "matmul_reader": {(r, c): [BufferAddress("a"), BufferAddress("b"), r * mt, c * nt] for r, c in cores},
-            "matmul_writer": {(r, c): [BufferAddress("out"), r * mt, c * nt] for r, c in cores},
-        },
+        buffers=[
+            DramBuffer("a", (m, k)),
+            DramBuffer("b", (k, n)),
+            DramBuffer("out", (m, n), is_input=False, is_output=True),
+        ],
+        runtime_args=runtime_args,
         compute_config=compute_config,
+        semaphores=[0, 0, 0, 0] if multicast else [],
     )
 
 

@@ -1,5 +1,6 @@
 """Multicast and semaphores: one tile from core (0,0) to a whole grid, then a 2048^3
-bf16 matmul sharded over the 8x8 grid; both against torch."""
+bf16 matmul sharded over the 8x8 grid with its input blocks multicast along rows and
+columns; both against torch."""
 
 import emulator_programs as programs
 import torch
@@ -22,7 +23,7 @@ def test_matmul_2048_cubed_on_8x8_grid():
     torch.manual_seed(0)
     a = torch.randn(2048, 2048, dtype=torch.bfloat16)
     b = torch.randn(2048, 2048, dtype=torch.bfloat16)
-    program = programs.matmul(2048, 2048, 2048, (8, 8))
+    program = programs.matmul(2048, 2048, 2048, (8, 8), k_block=8, multicast=True)
     result = run_program(program, {"a": a, "b": b, "out": torch.zeros(2048, 2048, dtype=torch.bfloat16)})
     out = result.outputs["out"].float()
     assert_close(out, a.float() @ b.float(), min_pcc=0.9999, max_abs=8.0)
@@ -36,3 +37,5 @@ def test_matmul_2048_cubed_on_8x8_grid():
     assert report.flops == 2 * 2048**3
     assert len(report.cores) == 64
     assert 0 < report.achieved_flops_per_s <= report.peak_flops_per_s
+    # Multicast: a and b are each read from DRAM once (8 MiB each).
+    assert report.dram_bytes_read == 2 * 2048 * 2048 * 2
