@@ -246,3 +246,17 @@ def multicast_tile(grid: tuple[int, int]) -> Program:
         },
         semaphores=[0, 0],
     )
+
+
+TILE_OPS = [
+    "sqrt", "rsqrt", "neg", "abs", "relu", "fill", "add_scalar", "mul_scalar",
+    "sub_binary", "mul_binary", "div_binary", "max_binary", "min_binary",
+    "reuse_sub_srca", "reuse_sub_srcb", "mul_tiles", "add_bcast_rows", "mul_bcast_scalar",
+    "unary_bcast_cols",
+]  # the OP_* codes of compute_tile_op.cpp, in order
+
+
+def tile_op(op: str) -> Program:
+    """out = op(x, y) on one tile each (buffers a = x, b = y, out), see compute_tile_op.cpp."""
+    program = eltwise_add((32, 32), (1, 1))
+    return with_kernel(program, "compute", "compute_tile_op.cpp", 0, 1, 16, TILE_OPS.index(op))
