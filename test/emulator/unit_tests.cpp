@@ -245,6 +245,44 @@ void test_cb_hand_off_carries_time() {
   CHECK(writer.fiber->clock() == writer.fiber->busy_cycles() + writer.fiber->waiting_cycles());
 }
 
+// Core (0,0) writes a word into core (0,1)'s CB page and signals it; core (0,1) checks
+// it and reads a second word back from core (0,0) with a raw NoC read.
+uint32_t g_read_back = 0;
+
+void core_to_core_kernel() {
+  uint32_t page = get_write_ptr(0);
+  auto* words = reinterpret_cast<volatile uint32_t*>(page);
+  volatile uint32_t* semaphore = reinterpret_cast<volatile uint32_t*>(get_semaphore(0));
+  if (my_x[noc_index] == 0) {
+    words[0] = 7;
+    words[1] = 11;
+    noc_async_write(page, get_noc_addr(1, 0, page), 4);
+    noc_async_write_barrier();
+    noc_semaphore_inc(get_noc_addr(1, 0, get_semaphore(0)), 1);
+  } else {
+    noc_semaphore_wait(semaphore, 1);
+    if (words[0] != 7) ttemu::fail("the NoC write did not arrive");
+    noc_async_read(get_noc_addr(0, 0, page + 4), page + 4, 4);
+    noc_async_read_barrier();
+    g_read_back = words[1];
+  }
+}
+
+void test_core_to_core_write_read_and_semaphore() {
+  DeviceConfig config;
+  config.rows = 1;
+  config.cols = 2;
+  Device device(config);
+  device.add_cb(0, 1, 2048, DataFormat::Float16_b);
+  device.set_semaphores({0});
+  device.add_kernel({"exchange", ThreadKind::Reader, core_to_core_kernel});
+  device.run();
+  CHECK(g_read_back == 11);
+  const Fiber& receiver = *device.core(1).threads()[static_cast<int>(ThreadKind::Reader)].fiber;
+  // It waited at least for the write's latency and the semaphore message.
+  CHECK(receiver.waiting_cycles() >= 2 * NocTiming::message_latency(1));
+}
+
 void waits_forever_kernel() { ::cb_wait_front(0, 1); }
 
 void test_deadlock_is_reported() {
@@ -289,6 +327,7 @@ int main() {
   test_dram_interleaving_and_bounds();
   test_scheduler_runs_earliest_first();
   test_cb_hand_off_carries_time();
+  test_core_to_core_write_read_and_semaphore();
   test_deadlock_is_reported();
   if (g_failures) {
     std::fprintf(stderr, "%d check(s) failed\n", g_failures);
