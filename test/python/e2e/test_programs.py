@@ -230,3 +230,46 @@ def test_batched_matmul_with_transpose():
     batched_matmul_transposed(a, b, out)
     # K = 64 products of values in [-1, 1]: |result| <~ 8, where a bf16 ulp is 0.03
     assert_close(out, a.float() @ b.float().transpose(1, 2), max_abs=0.1, min_pcc=0.999)
+
+
+ROW_TILES = 4
+
+
+@pykernel_gen(grid=(2, 1), block_factors=[(1, ROW_TILES)] * 2)
+def layernorm(x, out):
+    """Row layernorm (no affine), two 32-row strips per core in a loop: reductions,
+    scalar ops on their results, column broadcasts and rsqrt, with temporaries in
+    local CBs inside the loop."""
+    x_acc, out_acc = TensorAccessor(x), TensorAccessor(out)
+
+    @compute()
+    def normalize(x_cb: CircularBuffer, out_cb: CircularBuffer):
+        for strip in range(2):
+            with x_cb.wait() as s, out_cb.reserve() as o:
+                mean = s.rowsum() * (1.0 / (ROW_TILES * TILE))
+                centered = s - mean
+                variance = (centered * centered).rowsum() * (1.0 / (ROW_TILES * TILE))
+                o.store(centered * (variance + 1e-5).rsqrt())
+
+    @datamovement()
+    def reader(x_cb: CircularBuffer, out_cb: CircularBuffer):
+        for strip in range(2):
+            with x_cb.reserve() as blk:
+                dma(x_acc[core_index(0) * 2 + strip, 0], blk).wait()
+
+    @datamovement()
+    def writer(x_cb: CircularBuffer, out_cb: CircularBuffer):
+        for strip in range(2):
+            with out_cb.wait() as blk:
+                dma(blk, out_acc[core_index(0) * 2 + strip, 0]).wait()
+
+    return Program(normalize, reader, writer)(x, out)
+
+
+def test_layernorm():
+    x = random_bf16((4 * TILE, ROW_TILES * TILE), -3.0, 3.0, seed=17)
+    out = torch.zeros_like(x)
+    layernorm(x, out)
+    expected = torch.nn.functional.layer_norm(x.float(), (ROW_TILES * TILE,))
+    # normalized values up to ~1.8 (bf16 ulp 0.0078); mean and variance rounded to bf16
+    assert_close(out, expected, max_abs=0.06, min_pcc=0.999)
