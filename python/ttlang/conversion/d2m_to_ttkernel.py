@@ -301,16 +301,16 @@ class _KernelBuilder:
 
     def _hw_startup(self, region: Region) -> None:
         """tt-metal's one-time configuration of unpacker, math and packer, for the
-        generic's first two inputs and its first output."""
-        num_inputs = len(self.generic.inputs)
-        inputs = region.block.args[:num_inputs]
-        outputs = region.block.args[num_inputs : len(self.generic.operands)]
-        if not inputs or not outputs:
+        generic's first two inputs and its first output (an output stands in for
+        missing inputs, and the other way round)."""
+        operand_cbs = region.block.args[: len(self.generic.operands)]
+        if not operand_cbs:
             return
-        in0 = inputs[0]
-        in1 = inputs[1] if len(inputs) > 1 else in0
-        out = outputs[0]
-        self.entry.insert(ttkernel.BinaryOpInitCommonOp(self.cb(in0), self.cb(in1), self.cb(out)))
+        num_inputs = len(self.generic.inputs)
+        inputs = list(operand_cbs[:num_inputs]) or [operand_cbs[-1]]
+        outputs = list(operand_cbs[num_inputs:]) or [operand_cbs[0]]
+        in1 = inputs[1] if len(inputs) > 1 else inputs[0]
+        self.entry.insert(ttkernel.BinaryOpInitCommonOp(self.cb(inputs[0]), self.cb(in1), self.cb(outputs[0])))
 
     def _find_pack_targets(self, region: Region) -> None:
         """For each DST section, the CB its results are packed into (the inits name it)."""
