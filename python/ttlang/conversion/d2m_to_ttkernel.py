@@ -38,7 +38,7 @@ Rewrites:
 - Tiles: `memref.store (memref.load %cb_block[..]), %dst[s]` -> `copy_tile`;
   `memref.store %r, %dst[s]` of a tile op -> the kernel-API call computing `%r` into
   slot `s`, with CB operands and tile indices taken from the loads that feed it
-  (tables `_SFPU_UNARY`, `_SCALAR`, `_FPU_BINARY`, `_SFPU_BINARY`);
+  (tables `_SFPU_UNARY`, `_SCALAR`, `_FPU_BINARY`, `_FPU_BROADCAST`, `_SFPU_BINARY`);
   `memref.store (memref.load %dst[s]), %cb_block[..]` -> `pack_tile`.
 - Each compute call is preceded by its init when the previous init differs; inits
   that are the same on every path through a loop are hoisted out of it.
@@ -122,6 +122,12 @@ _FPU_BINARY: dict[type[Operation], tuple[type[ttkernel.TTKernelOp], type[ttkerne
     d2m.TileAddOp: (ttkernel.AddTilesInitOp, ttkernel.AddTilesOp),
     d2m.TileSubOp: (ttkernel.SubTilesInitOp, ttkernel.SubTilesOp),
     d2m.TileMulOp: (ttkernel.MulTilesInitOp, ttkernel.MulTilesOp),
+}
+# add/sub/mul whose second operand is a broadcast CB tile: the FPU broadcasts it.
+_FPU_BROADCAST: dict[type[Operation], tuple[ttkernel.BinaryOp, type[ttkernel.TTKernelOp]]] = {
+    d2m.TileAddOp: (ttkernel.BinaryOp.ADD, ttkernel.AddTilesBcastOp),
+    d2m.TileSubOp: (ttkernel.BinaryOp.SUB, ttkernel.SubTilesBcastOp),
+    d2m.TileMulOp: (ttkernel.BinaryOp.MUL, ttkernel.MulTilesBcastOp),
 }
 _SFPU_BINARY: dict[type[Operation], tuple[type[ttkernel.TTKernelOp], type[ttkernel.TTKernelOp]]] = {
     d2m.TileAddOp: (ttkernel.AddBinaryTileInitOp, ttkernel.AddBinaryTileOp),
@@ -599,6 +605,14 @@ class _KernelBuilder:
             builder.insert(ttkernel.BinopWithScalarTileInitOp())
             bits = _i32(builder, _f32_bits(op.scalar.value.data))
             builder.insert(_SCALAR[kind](dst, bits))
+        elif kind in _FPU_BROADCAST and isinstance(op.operands[1].owner, d2m.TileBcastOp):
+            bcast = op.operands[1].owner
+            a = self.operand(op.operands[0], op, want_cb=True)
+            b = self.operand(bcast.input, bcast, want_cb=True)
+            binary, call = _FPU_BROADCAST[kind]
+            bcast_type = _BCAST[bcast.kind.data]
+            builder.insert(ttkernel.InitBcastOp(binary, bcast_type, a.cb, b.cb, self.out_cb(a.cb)))
+            builder.insert(call(bcast_type, a.cb, b.cb, a.tile, b.tile, dst))
         elif kind in _FPU_BINARY and isinstance(self.tiles.get(op.operands[0]), CBTile):
             init, call = _FPU_BINARY[kind]
             a, b = (self.operand(v, op, want_cb=True) for v in op.operands)

@@ -14,8 +14,9 @@ engine takes them (the table `_FORMS`):
 - matmul, reduce: A/B (input/scaler) from CBs, the accumulator in DST; the result
   stays in the accumulator's slot, so the reduction loop accumulates in DST;
 - transpose, broadcast: input from a CB, result in a new slot;
-- add/sub/mul: both operands from CBs (FPU) when both are CB tiles, else both in DST
-  (SFPU); div, maximum, where: operands in DST (SFPU);
+- add/sub/mul: both operands from CBs (FPU) when both are CB tiles or the second is a
+  broadcast of a CB tile (left unplaced: the FPU broadcasts while unpacking), else both
+  in DST (SFPU); div, maximum, where: operands in DST (SFPU);
 - unary SFPU ops and scalar ops: operand in DST, result in place;
 - fill: result in a new slot.
 
@@ -142,7 +143,26 @@ class InDst:
     slot: int
 
 
-Location = InCB | InDst
+@dataclass(frozen=True)
+class Broadcast:
+    """`op`, a broadcast of a CB tile, left for the FPU add/sub/mul that reads it: the
+    FPU broadcasts its second operand while unpacking it from the CB."""
+
+    op: d2m.TileBcastOp
+
+
+Location = InCB | InDst | Broadcast
+
+_FPU_BINARY_OPS = (d2m.TileAddOp, d2m.TileSubOp, d2m.TileMulOp)
+
+
+def _feeds_fpu_binary(op: d2m.TileBcastOp) -> bool:
+    """Whether the broadcast's only use is as the second operand of an add/sub/mul."""
+    uses = list(op.result.uses)
+    if len(uses) != 1:
+        return False
+    user = uses[0].operation
+    return isinstance(user, _FPU_BINARY_OPS) and uses[0].index == 1 and user.operands[0] is not op.result
 
 
 def _index(builder: Builder, value: int) -> SSAValue:
@@ -255,10 +275,14 @@ class _Section:
         return builder.insert(memref.LoadOp.get(location.block, location.indices)).res
 
     def copy_to_dst(self, builder: Builder, value: SSAValue) -> int:
-        """The slot holding `value`, copying it from its CB into a new slot if needed."""
+        """The slot holding `value`, copying it from its CB (or broadcasting it) into a
+        new slot if needed."""
         location = self.locations[value]
         if isinstance(location, InDst):
             return location.slot
+        if isinstance(location, Broadcast):
+            self.lower(builder, location.op, defer_broadcast=False)
+            return self.copy_to_dst(builder, value)
         slot = self.new_slot()
         tile = builder.insert(memref.LoadOp.get(location.block, location.indices)).res
         self.store_dst(builder, tile, slot)
@@ -268,12 +292,24 @@ class _Section:
         """`value` read from DST (copied there first if it is a CB tile)."""
         return self.load_dst(builder, self.copy_to_dst(builder, value))
 
-    def lower(self, builder: Builder, op: Operation) -> None:
-        """Emits `op` with its operands where its engine takes them; records its result."""
+    def broadcast_from_cb(self, builder: Builder, value: SSAValue, user: Operation) -> SSAValue:
+        """The deferred broadcast `value` of a CB tile, for the FPU op `user`."""
+        location = self.locations[value]
+        assert isinstance(location, Broadcast)
+        tile = self.from_cb(builder, location.op.input, user)
+        return builder.insert(location.op.clone(value_mapper={location.op.input: tile})).result
+
+    def lower(self, builder: Builder, op: Operation, defer_broadcast: bool = True) -> None:
+        """Emits `op` with its operands where its engine takes them; records its result.
+        A broadcast of a CB tile that only feeds an FPU add/sub/mul is deferred to it."""
         form = _FORMS.get(type(op))
         if form is None:
             raise PassError(op, "is not a tile op that d2m-lower-to-loops knows how to place on an engine.")
         operands = list(op.operands)
+        locations = [self.locations[v] for v in operands]
+        if defer_broadcast and isinstance(op, d2m.TileBcastOp) and isinstance(locations[0], InCB) and _feeds_fpu_binary(op):
+            self.locations[op.result] = Broadcast(op)
+            return
         if form is Form.ACCUMULATE_FROM_CBS:
             *from_cbs, acc = operands
             new_operands = [self.from_cb(builder, v, op) for v in from_cbs]
@@ -283,10 +319,11 @@ class _Section:
         elif form is Form.FROM_CB:
             new_operands = [self.from_cb(builder, operands[0], op)]
             slot = self.new_slot()
-        elif form is Form.FPU_OR_SFPU_BINARY and all(
-            isinstance(self.locations[v], InCB) for v in operands
-        ):
+        elif form is Form.FPU_OR_SFPU_BINARY and isinstance(locations[0], InCB) and isinstance(locations[1], InCB):
             new_operands = [self.from_cb(builder, v, op) for v in operands]
+            slot = self.new_slot()
+        elif form is Form.FPU_OR_SFPU_BINARY and isinstance(locations[0], InCB) and isinstance(locations[1], Broadcast):
+            new_operands = [self.from_cb(builder, operands[0], op), self.broadcast_from_cb(builder, operands[1], op)]
             slot = self.new_slot()
         elif form in (Form.FPU_OR_SFPU_BINARY, Form.SFPU):
             new_operands = [self.in_dst(builder, v) for v in operands]

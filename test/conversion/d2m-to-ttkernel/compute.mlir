@@ -105,6 +105,9 @@ func.func @chain(%in: !dram, %out: !dram) {
 // CHECK-NEXT: ttkernel.copy_tile(%[[A]], %{{.*}}, %{{.*}})
 // CHECK:      ttkernel.div_binary_tile_init()
 // CHECK-NEXT: ttkernel.div_binary_tile(%{{.*}}, %{{.*}}, %{{.*}})
+// A broadcast feeding a subtract is done by the FPU from both CBs.
+// CHECK:      ttkernel.init_bcast<sub, col> (%[[A]], %[[B]], %[[O]])
+// CHECK:      ttkernel.sub_tiles_bcast<col> (%[[A]], %[[B]], %{{.*}}, %{{.*}}, %{{.*}})
 func.func @engines(%a: !dram, %b: !dram, %out: !dram) {
   d2m.generic {grid = #ttcore.grid<1x1>, block_factors = [1, 1], threads = [#d2m.thread<compute>]} ins(%a, %b : !dram, !dram) outs(%out : !dram) {
   ^bb0(%a_cb: !cb, %b_cb: !cb, %out_cb: !cb):
@@ -133,6 +136,13 @@ func.func @engines(%a: !dram, %b: !dram, %out: !dram) {
     ^bb0(%p: !tile, %q: !tile, %c: !tile):
       %bq = d2m.tile_bcast <row> %q : !tile
       %r = d2m.tile_div %p, %bq : !tile
+      linalg.yield %r : !tile
+    }
+    %o5 = d2m.reserve %out_cb : !cb -> !blk
+    linalg.generic {indexing_maps = [#id, affine_map<(d0, d1) -> (d0, 0)>, #id], iterator_types = ["parallel", "parallel"]} ins(%x, %y : !blk, !blk) outs(%o5 : !blk) {
+    ^bb0(%p: !tile, %q: !tile, %c: !tile):
+      %bq = d2m.tile_bcast <col> %q : !tile
+      %r = d2m.tile_sub %p, %bq : !tile
       linalg.yield %r : !tile
     }
   }

@@ -101,9 +101,29 @@ func.func @row_max(%in: !dram, %out: !dram) {
   return
 }
 
-// Broadcast then SFPU subtract: the broadcast tile comes from its CB into a new slot,
-// the other operand is copied into DST, the difference goes to a third slot.
+// A broadcast CB tile feeding an FPU subtract stays unplaced: the FPU reads both
+// operands from their CBs and broadcasts the second while unpacking it.
 // CHECK-LABEL: func.func @bcast_sub
+// CHECK:      %[[DST:.*]] = d2m.acquire_dst
+// CHECK:      %[[X:.*]] = memref.load %x[
+// CHECK:      %[[M:.*]] = memref.load %m[%{{.*}}, %{{.*}}]
+// CHECK-NEXT: %[[B:.*]] = d2m.tile_bcast <col> %[[M]]
+// CHECK-NEXT: %[[D:.*]] = d2m.tile_sub %[[X]], %[[B]]
+// CHECK-NEXT: %[[S0:.*]] = arith.constant 0 : index
+// CHECK-NEXT: memref.store %[[D]], %[[DST]][%[[S0]]]
+func.func @bcast_sub(%x: !blk, %m: memref<2x1x!tile, #ttcore.memory_space<l1>>, %out: !blk) {
+  linalg.generic {indexing_maps = [#id, affine_map<(d0, d1) -> (d0, 0)>, #id], iterator_types = ["parallel", "parallel"]} ins(%x, %m : !blk, memref<2x1x!tile, #ttcore.memory_space<l1>>) outs(%out : !blk) {
+  ^bb0(%a: !tile, %b: !tile, %c: !tile):
+    %bb = d2m.tile_bcast <col> %b : !tile
+    %r = d2m.tile_sub %a, %bb : !tile
+    linalg.yield %r : !tile
+  }
+  return
+}
+
+// Broadcast then SFPU divide: the broadcast tile goes from its CB into a new slot, the
+// other operand is copied into DST, the quotient goes to a third slot.
+// CHECK-LABEL: func.func @bcast_div
 // CHECK:      %[[DST:.*]] = d2m.acquire_dst
 // CHECK:      %[[M:.*]] = memref.load %m[%{{.*}}, %{{.*}}]
 // CHECK-NEXT: %[[B:.*]] = d2m.tile_bcast <col> %[[M]]
@@ -114,14 +134,14 @@ func.func @row_max(%in: !dram, %out: !dram) {
 // CHECK-NEXT: memref.store %[[X]], %[[DST]][%[[S1]]]
 // CHECK:      %[[XD:.*]] = memref.load %[[DST]]
 // CHECK:      %[[BD:.*]] = memref.load %[[DST]]
-// CHECK-NEXT: %[[D:.*]] = d2m.tile_sub %[[XD]], %[[BD]]
+// CHECK-NEXT: %[[Q:.*]] = d2m.tile_div %[[XD]], %[[BD]]
 // CHECK-NEXT: %[[S2:.*]] = arith.constant 2 : index
-// CHECK-NEXT: memref.store %[[D]], %[[DST]][%[[S2]]]
-func.func @bcast_sub(%x: !blk, %m: memref<2x1x!tile, #ttcore.memory_space<l1>>, %out: !blk) {
+// CHECK-NEXT: memref.store %[[Q]], %[[DST]][%[[S2]]]
+func.func @bcast_div(%x: !blk, %m: memref<2x1x!tile, #ttcore.memory_space<l1>>, %out: !blk) {
   linalg.generic {indexing_maps = [#id, affine_map<(d0, d1) -> (d0, 0)>, #id], iterator_types = ["parallel", "parallel"]} ins(%x, %m : !blk, memref<2x1x!tile, #ttcore.memory_space<l1>>) outs(%out : !blk) {
   ^bb0(%a: !tile, %b: !tile, %c: !tile):
     %bb = d2m.tile_bcast <col> %b : !tile
-    %r = d2m.tile_sub %a, %bb : !tile
+    %r = d2m.tile_div %a, %bb : !tile
     linalg.yield %r : !tile
   }
   return
