@@ -4,6 +4,7 @@
 
 #include "cost_table.h"
 #include "errors.h"
+#include "numerics.h"
 
 namespace ttemu {
 
@@ -98,6 +99,13 @@ uint8_t* CircularBuffer::front_page(uint32_t index, const char* call) const {
          std::to_string(read_page_) + " of " + std::to_string(num_pages_) +
          "; make the CB a multiple of the block size)");
   return page_address(read_page_ + index);
+}
+
+void CircularBuffer::check_holds_tiles(const char* call) const {
+  uint32_t tile_bytes = kTileElements * format_element_bytes(format_);
+  if (page_size_ < tile_bytes)
+    fail(prefix() + call + " needs whole tiles, but the CB's pages are " + std::to_string(page_size_) +
+         " bytes (a tile is " + std::to_string(tile_bytes) + ")");
 }
 
 uint8_t* CircularBuffer::back_page(uint32_t index, const char* call) const {

@@ -38,6 +38,8 @@ class CircularBuffer {
   uint8_t* front_page(uint32_t index, const char* call) const;
   // Page `index` after the back (pack with an explicit index): must have been reserved.
   uint8_t* back_page(uint32_t index, const char* call) const;
+  // Fails unless the CB's pages hold whole tiles of its format (for compute calls).
+  void check_holds_tiles(const char* call) const;
   // The next page in order for a sequential pack_tile.
   uint8_t* next_pack_page(const char* call);
 

@@ -30,6 +30,7 @@ Core& compute_core(const char* call) {
 // A CB page as row-major fp32 in `scratch`.
 const float* unpack_front(Core& core, uint32_t cb_id, uint32_t tile, const char* call, float* scratch) {
   CircularBuffer& cb = core.cb(cb_id, call);
+  cb.check_holds_tiles(call);
   unpack_tile(cb.front_page(tile, call), cb.format(), scratch);
   return scratch;
 }
@@ -174,6 +175,7 @@ void copy_tile(uint32_t cb, uint32_t tile, uint32_t dst) {
   Core& core = compute_core("copy_tile");
   float* out = core.dst().math_tile(dst, "copy_tile");
   CircularBuffer& in = core.cb(cb, "copy_tile");
+  in.check_holds_tiles("copy_tile");
   unpack_tile(in.front_page(tile, "copy_tile"), in.format(), out);
   core.dst().store(dst);
   scheduler().advance(cost::kCopyTile);
@@ -183,6 +185,7 @@ void pack_tile(uint32_t dst, uint32_t cb, uint32_t out_tile, bool out_of_order) 
   Core& core = compute_core("pack_tile");
   const float* values = core.dst().pack_tile(dst, "pack_tile");
   CircularBuffer& out = core.cb(cb, "pack_tile");
+  out.check_holds_tiles("pack_tile");
   uint8_t* page = out_of_order ? out.back_page(out_tile, "pack_tile") : out.next_pack_page("pack_tile");
   pack_tile_page(values, out.format(), page);
   scheduler().advance((out.page_size() + cost::kPackBytesPerCycle - 1) / cost::kPackBytesPerCycle);
