@@ -48,7 +48,13 @@ FRONTEND_STAGE = "frontend"
 class CompileError(Exception):
     """A compilation that failed in pass `pass_name`, about `op` when known."""
 
-    def __init__(self, pass_name: str, message: str, op: Operation | None = None, is_compiler_bug: bool = False):
+    def __init__(
+        self,
+        pass_name: str,
+        message: str,
+        op: Operation | None = None,
+        is_compiler_bug: bool = False,
+    ):
         self.pass_name = pass_name
         self.op = op
         self.is_compiler_bug = is_compiler_bug
@@ -113,7 +119,7 @@ class CompileOptions:
 
 
 def compile_module(module: ModuleOp, **options: Any) -> Artifact:
-    """Compiles the stage-1 `module` (it is transformed in place) with `CompileOptions(**options)`."""
+    """Compiles the stage-1 `module` (transformed in place) with `CompileOptions(**options)`."""
     opts = CompileOptions(**options)
     ctx = make_context()
     stages: dict[str, str] = {FRONTEND_STAGE: str(module)}
@@ -129,18 +135,24 @@ def compile_module(module: ModuleOp, **options: Any) -> Artifact:
         except PassError as error:
             raise CompileError(name, error.message, error.op) from None
         except Exception as error:  # a crash inside a pass is the compiler's fault
-            raise CompileError(name, f"{type(error).__name__}: {error}", is_compiler_bug=True) from error
+            raise CompileError(
+                name, f"{type(error).__name__}: {error}", is_compiler_bug=True
+            ) from error
         try:
             module.verify()
         except Exception as error:
-            raise CompileError(name, f"the pass left IR that does not verify: {error}", is_compiler_bug=True) from error
+            raise CompileError(
+                name, f"the pass left IR that does not verify: {error}", is_compiler_bug=True
+            ) from error
         stages[name] = str(module)
         if opts.verbose_passes:
             _print_stage(name, stages[name])
     try:
         program = build_program(module)
     except Exception as error:
-        raise CompileError("program-assembly", f"{type(error).__name__}: {error}", is_compiler_bug=True) from error
+        raise CompileError(
+            "program-assembly", f"{type(error).__name__}: {error}", is_compiler_bug=True
+        ) from error
     sources = {kernel.name: kernel.source for kernel in program.kernels}
     return Artifact(stages=stages, sources=sources, program=program)
 

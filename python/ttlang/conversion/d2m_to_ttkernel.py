@@ -136,7 +136,10 @@ _SFPU_BINARY: dict[type[Operation], tuple[type[ttkernel.TTKernelOp], type[ttkern
     d2m.TileDivOp: (ttkernel.DivBinaryTileInitOp, ttkernel.DivBinaryTileOp),
     d2m.TileMaximumOp: (ttkernel.BinaryMaxTileInitOp, ttkernel.BinaryMaxTileOp),
 }
-_REDUCE_POOL = {d2m.TileReduceSumOp: ttkernel.PoolType.SUM, d2m.TileReduceMaxOp: ttkernel.PoolType.MAX}
+_REDUCE_POOL = {
+    d2m.TileReduceSumOp: ttkernel.PoolType.SUM,
+    d2m.TileReduceMaxOp: ttkernel.PoolType.MAX,
+}
 _REDUCE_DIM = {
     d2m.TileDim.ROW: ttkernel.ReduceDim.ROW,
     d2m.TileDim.COL: ttkernel.ReduceDim.COL,
@@ -316,7 +319,9 @@ class _KernelBuilder:
         inputs = list(operand_cbs[:num_inputs]) or [operand_cbs[-1]]
         outputs = list(operand_cbs[num_inputs:]) or [operand_cbs[0]]
         in1 = inputs[1] if len(inputs) > 1 else inputs[0]
-        self.entry.insert(ttkernel.BinaryOpInitCommonOp(self.cb(inputs[0]), self.cb(in1), self.cb(outputs[0])))
+        self.entry.insert(
+            ttkernel.BinaryOpInitCommonOp(self.cb(inputs[0]), self.cb(in1), self.cb(outputs[0]))
+        )
 
     def _find_pack_targets(self, region: Region) -> None:
         """For each DST section, the CB its results are packed into (the inits name it)."""
@@ -324,7 +329,9 @@ class _KernelBuilder:
             if not isinstance(op, memref.StoreOp) or not isinstance(op.value.owner, memref.LoadOp):
                 continue
             dst, block_op = op.value.owner.memref, op.memref.owner
-            if isinstance(dst.owner, d2m.AcquireDstOp) and isinstance(block_op, d2m.WaitOp | d2m.ReserveOp):
+            if isinstance(dst.owner, d2m.AcquireDstOp) and isinstance(
+                block_op, d2m.WaitOp | d2m.ReserveOp
+            ):
                 self.pack_cb.setdefault(dst, self.cb(block_op.cb))
 
     def block(self, block: Block, builder: Builder) -> None:
@@ -365,7 +372,9 @@ class _KernelBuilder:
 
     def for_op(self, op: scf.ForOp, builder: Builder) -> None:
         if op.iter_args:
-            raise PassError(op, "carries values across iterations; kernels take loops without them.")
+            raise PassError(
+                op, "carries values across iterations; kernels take loops without them."
+            )
         body = Block(arg_types=[i32])
         self.values[op.body.block.args[0]] = body.args[0]
         builder.insert(
@@ -445,14 +454,20 @@ class _KernelBuilder:
         self.transfers[op.tx] = reading
 
     def dma_wait(self, op: d2m.DMAWaitOp, builder: Builder) -> None:
-        barrier = ttkernel.NocAsyncReadBarrierOp if self.transfers[op.tx] else ttkernel.NocAsyncWriteBarrierOp
+        barrier = (
+            ttkernel.NocAsyncReadBarrierOp
+            if self.transfers[op.tx]
+            else ttkernel.NocAsyncWriteBarrierOp
+        )
         builder.insert(barrier())
 
     def multicast(self, op: d2m.DMAMulticastOp, builder: Builder) -> None:
         """The block goes to the same address on every other core of the rectangle."""
         for block in (op.src, op.dst):
             if block not in self.blocks:
-                raise PassError(op, "multicasts a block that does not come from d2m.wait or d2m.reserve.")
+                raise PassError(
+                    op, "multicasts a block that does not come from d2m.wait or d2m.reserve."
+                )
         source, target = self.block_address(op.src, builder), self.block_address(op.dst, builder)
         block_type = self.blocks[op.src].block_type
         tile = block_type.get_element_type()
@@ -483,11 +498,15 @@ class _KernelBuilder:
             own = self.runtime_arg("core_index", dim, builder)
             offset = builder.insert(arith.SubiOp(own, first)).result  # wraps below `first`
             inside.append(builder.insert(arith.CmpiOp(offset, count, "ult")).result)
-        sender_inside = builder.insert(arith.ExtUIOp(builder.insert(arith.AndIOp(*inside)).result, i32)).result
+        sender_inside = builder.insert(
+            arith.ExtUIOp(builder.insert(arith.AndIOp(*inside)).result, i32)
+        ).result
         cores = builder.insert(arith.MuliOp(*extent)).result
         receivers = builder.insert(arith.SubiOp(cores, sender_inside)).result
         last_row, last_col = (
-            builder.insert(arith.SubiOp(builder.insert(arith.AddiOp(first, count)).result, one)).result
+            builder.insert(
+                arith.SubiOp(builder.insert(arith.AddiOp(first, count)).result, one)
+            ).result
             for first, count in zip(corner, extent)
         )
         row, col = corner
@@ -559,7 +578,9 @@ class _KernelBuilder:
         block = self.blocks.get(op.memref)
         if block is None:
             raise PassError(op, "reads a tile from a memref that is neither DST nor a CB block.")
-        index = _linearize(builder, [self.value(i) for i in op.indices], block.block_type.get_shape())
+        index = _linearize(
+            builder, [self.value(i) for i in op.indices], block.block_type.get_shape()
+        )
         self.tiles[op.res] = CBTile(self.cb(block.cb), index)
 
     def store(self, op: memref.StoreOp, builder: Builder) -> None:
@@ -571,7 +592,9 @@ class _KernelBuilder:
         source = self.tiles.get(op.value)
         if block is None or not isinstance(source, DstTile):
             raise PassError(op, "stores a tile that is not packed from DST into a CB block.")
-        index = _linearize(builder, [self.value(i) for i in op.indices], block.block_type.get_shape())
+        index = _linearize(
+            builder, [self.value(i) for i in op.indices], block.block_type.get_shape()
+        )
         builder.insert(ttkernel.PackTileOp(source.slot, self.cb(block.cb), index))
 
     def out_cb(self, fallback: SSAValue) -> SSAValue:
@@ -632,7 +655,9 @@ class _KernelBuilder:
             a, scaler = (self.operand(v, op, want_cb=True) for v in (op.input, op.scaler))
             pool, dim = _REDUCE_POOL[kind], _REDUCE_DIM[op.dim.data]
             builder.insert(ttkernel.ReduceInitOp(pool, dim, a.cb, scaler.cb, self.out_cb(a.cb)))
-            builder.insert(ttkernel.ReduceTileOp(pool, dim, a.cb, scaler.cb, a.tile, scaler.tile, dst))
+            builder.insert(
+                ttkernel.ReduceTileOp(pool, dim, a.cb, scaler.cb, a.tile, scaler.tile, dst)
+            )
         elif isinstance(op, d2m.TileTransposeOp):
             a = self.operand(op.input, op, want_cb=True)
             builder.insert(ttkernel.TransposeWHInitOp(a.cb, self.out_cb(a.cb)))
@@ -717,7 +742,11 @@ _INIT_OPS = (
 
 def _init_key(op: Operation) -> tuple[object, ...]:
     """Two inits with the same key configure the engines identically."""
-    return (op.name, tuple(op.operands), tuple(sorted((k, str(v)) for k, v in op.properties.items())))
+    return (
+        op.name,
+        tuple(op.operands),
+        tuple(sorted((k, str(v)) for k, v in op.properties.items())),
+    )
 
 
 def _inits_within(op: Operation) -> list[Operation]:
@@ -750,7 +779,9 @@ def hoist_invariant_inits(block: Block) -> None:
             Rewriter.erase_op(duplicate)
 
 
-def drop_repeated_inits(block: Block, state: tuple[object, ...] | None = None) -> tuple[object, ...] | None:
+def drop_repeated_inits(
+    block: Block, state: tuple[object, ...] | None = None
+) -> tuple[object, ...] | None:
     """Erases inits equal to the init in force before them (straight-line; a loop's
     body starts from an unknown state unless it has no inits of its own)."""
     for op in list(block.ops):
@@ -779,24 +810,37 @@ def drop_repeated_inits(block: Block, state: tuple[object, ...] | None = None) -
 def _kernel_generic(kernel: func.FuncOp) -> d2m.GenericOp | None:
     generics = [op for op in kernel.walk() if isinstance(op, d2m.GenericOp)]
     if len(generics) > 1:
-        raise PassError(generics[1], "is a second d2m.generic in one kernel function; a kernel launches one.")
+        raise PassError(
+            generics[1], "is a second d2m.generic in one kernel function; a kernel launches one."
+        )
     return generics[0] if generics else None
 
 
 def _operand_cb_ids(region: Region) -> dict[SSAValue, int]:
     """CB ids of a thread's operand CBs: their position."""
-    return {arg: index for index, arg in enumerate(region.block.args) if isinstance(arg.type, d2m.CBType)}
+    return {
+        arg: index
+        for index, arg in enumerate(region.block.args)
+        if isinstance(arg.type, d2m.CBType)
+    }
 
 
 def _local_cbs(generic: d2m.GenericOp) -> list[d2m.LocalCBOp]:
-    return [op for region in generic.thread_regions for op in region.walk() if isinstance(op, d2m.LocalCBOp)]
+    return [
+        op
+        for region in generic.thread_regions
+        for op in region.walk()
+        if isinstance(op, d2m.LocalCBOp)
+    ]
 
 
 def _thread_names(kinds: Sequence[d2m.ThreadType]) -> list[ttkernel.Thread]:
     threads: list[ttkernel.Thread] = []
     data_movement = iter(_DATA_MOVEMENT_THREADS)
     for kind in kinds:
-        threads.append(ttkernel.Thread.COMPUTE if kind == d2m.ThreadType.COMPUTE else next(data_movement))
+        threads.append(
+            ttkernel.Thread.COMPUTE if kind == d2m.ThreadType.COMPUTE else next(data_movement)
+        )
     return threads
 
 
@@ -815,10 +859,14 @@ def _buffer_role(arg: SSAValue, generic: d2m.GenericOp) -> str:
     return "output" if arg in generic.outputs else "input"
 
 
-def convert_kernel(kernel: func.FuncOp, generic: d2m.GenericOp) -> tuple[list[func.FuncOp], DictionaryAttr]:
+def convert_kernel(
+    kernel: func.FuncOp, generic: d2m.GenericOp
+) -> tuple[list[func.FuncOp], DictionaryAttr]:
     """The kernel functions of `generic`'s threads and the launch description."""
     name = kernel.sym_name.data
-    operand_cbs = [arg.type for arg in generic.thread_regions[0].block.args if isinstance(arg.type, d2m.CBType)]
+    operand_cbs = [
+        arg.type for arg in generic.thread_regions[0].block.args if isinstance(arg.type, d2m.CBType)
+    ]
     local_cbs = _local_cbs(generic)
     local_ids = {op.result: len(operand_cbs) + index for index, op in enumerate(local_cbs)}
     kernel_args = list(kernel.body.block.args)
@@ -837,17 +885,29 @@ def convert_kernel(kernel: func.FuncOp, generic: d2m.GenericOp) -> tuple[list[fu
         "grid": generic.grid,
         "buffers": ArrayAttr(
             [
-                ArrayAttr([StringAttr(_buffer_name(arg)), StringAttr(_buffer_role(arg, generic)), arg.type])
+                ArrayAttr(
+                    [
+                        StringAttr(_buffer_name(arg)),
+                        StringAttr(_buffer_role(arg, generic)),
+                        arg.type,
+                    ]
+                )
                 for arg in kernel_args
             ]
         ),
         "cbs": ArrayAttr([*operand_cbs, *(op.result.type for op in local_cbs)]),
         "kernels": ArrayAttr(kernels),
         "semaphores": IntegerAttr(
-            sum(isinstance(t, d2m.SemaphoreType) for t in generic.thread_regions[0].block.arg_types), 64
+            sum(
+                isinstance(t, d2m.SemaphoreType) for t in generic.thread_regions[0].block.arg_types
+            ),
+            64,
         ),
         "runtime_args": ArrayAttr(
-            [ArrayAttr([StringAttr(kind), IntegerAttr(index, 64)]) for kind, index in runtime_arg_layout(len(kernel_args))]
+            [
+                ArrayAttr([StringAttr(kind), IntegerAttr(index, 64)])
+                for kind, index in runtime_arg_layout(len(kernel_args))
+            ]
         ),
     }
     if COMPUTE_CONFIG_ATTR in kernel.attributes:
@@ -857,7 +917,7 @@ def convert_kernel(kernel: func.FuncOp, generic: d2m.GenericOp) -> tuple[list[fu
 
 @dataclass(frozen=True)
 class ConvertD2MToTTKernel(ModulePass):
-    """d2m.generic threads -> ttkernel kernel functions plus the `ttlang.program` launch attribute."""
+    """d2m.generic threads -> ttkernel kernel functions and the `ttlang.program` attribute."""
 
     name = "convert-d2m-to-ttkernel"
 

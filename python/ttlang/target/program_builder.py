@@ -16,7 +16,14 @@ their runtime-argument layout, compute configuration). Output:
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, IntegerAttr, MemRefType, ModuleOp, StringAttr
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DictionaryAttr,
+    IntegerAttr,
+    MemRefType,
+    ModuleOp,
+    StringAttr,
+)
 from xdsl.ir import Attribute
 
 from ttlang.dialects import d2m
@@ -105,17 +112,26 @@ def build_program(module: ModuleOp) -> Program:
     """The program `module` (lowered through convert-ttkernel-to-emitc) describes."""
     attr = module.attributes.get(PROGRAM_ATTR)
     if not isinstance(attr, DictionaryAttr):
-        raise ProgramError(f"the module has no '{PROGRAM_ATTR}' attribute; run convert-d2m-to-ttkernel")
+        raise ProgramError(
+            f"the module has no '{PROGRAM_ATTR}' attribute; run convert-d2m-to-ttkernel"
+        )
     description = attr.data
     grid_attr = description["grid"]
     assert isinstance(grid_attr, GridAttr)
     grid = grid_attr.shape
-    buffers = [dram_buffer(e.data[0].data, e.data[1].data, e.data[2]) for e in description["buffers"].data]
+    buffers = [
+        dram_buffer(e.data[0].data, e.data[1].data, e.data[2]) for e in description["buffers"].data
+    ]
     cbs = [cb_config(index, cb_type) for index, cb_type in enumerate(description["cbs"].data)]
     sources = translate_kernels(module)
     compile_time_args = tuple(cb.index for cb in cbs)
     kernels = [
-        Kernel(name=name.data, kind=kind.data, source=sources[name.data], compile_time_args=compile_time_args)
+        Kernel(
+            name=name.data,
+            kind=kind.data,
+            source=sources[name.data],
+            compile_time_args=compile_time_args,
+        )
         for name, kind in (entry.data for entry in description["kernels"].data)
     ]
     layout = description["runtime_args"]

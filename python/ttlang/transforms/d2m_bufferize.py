@@ -148,7 +148,9 @@ def declare_local_cb(
     entry = compute_entry(anchor)
     assert entry is not None
     memref_type = MemRefType(
-        block_type.get_element_type(), block_type.get_shape(), memory_space=MemorySpaceAttr(MemorySpace.L1)
+        block_type.get_element_type(),
+        block_type.get_shape(),
+        memory_space=MemorySpaceAttr(MemorySpace.L1),
     )
     local_cb = d2m.LocalCBOp(d2m.CBType(memref_type, buffers))
     declared = [op for op in entry.ops if isinstance(op, d2m.LocalCBOp)]
@@ -194,7 +196,9 @@ class StreamLoopCarriedBlocks(RewritePattern):
             return
         if not all(isinstance(arg.type, TensorType) for arg in op.iter_args):
             raise PassError(
-                op, "carries values that are not blocks; d2m-bufferize streams only blocks through loops."
+                op,
+                "carries values that are not blocks; d2m-bufferize streams only blocks "
+                "through loops.",
             )
         block = op.parent_block()
         assert block is not None
@@ -207,7 +211,11 @@ class StreamLoopCarriedBlocks(RewritePattern):
             cbs.append(cb)
             # Reserve before the init is computed, so that it is computed in place.
             init_owner = init.owner
-            first = init_owner if isinstance(init_owner, Operation) and init_owner.parent_block() is block else op
+            first = (
+                init_owner
+                if isinstance(init_owner, Operation) and init_owner.parent_block() is block
+                else op
+            )
             reserve = rewriter.insert(d2m.ReserveOp(cb, carried.type), InsertPoint.before(first))
             rewriter.insert(d2m.StoreOp(reserve.result, init), InsertPoint.before(op))
             rewriter.insert(d2m.PushOp(cb), InsertPoint.before(op))
@@ -222,7 +230,9 @@ class StreamLoopCarriedBlocks(RewritePattern):
         for carried in list(body.args[1:]):
             body.erase_arg(carried)
         rewriter.replace(yield_op, scf.YieldOp())
-        rewriter.insert(scf.ForOp(op.lb, op.ub, op.step, [], op.detach_region(op.body)), InsertPoint.before(op))
+        rewriter.insert(
+            scf.ForOp(op.lb, op.ub, op.step, [], op.detach_region(op.body)), InsertPoint.before(op)
+        )
         for result, cb in zip(op.results, cbs):
             final = rewriter.insert(d2m.WaitOp(cb, result.type), InsertPoint.before(op))
             last_user = _last_user(result, block, final)
@@ -252,8 +262,9 @@ class BufferizeGeneric(RewritePattern):
             raise PassError(op, f"has {len(op.outputs)} outputs; d2m-bufferize handles one.")
         if not isinstance(op.outputs[0].owner, tensor.EmptyOp):
             raise PassError(
-                op, "accumulates into an existing value (its init is not tensor.empty); "
-                "d2m-bufferize handles fresh outputs only."
+                op,
+                "accumulates into an existing value (its init is not tensor.empty); "
+                "d2m-bufferize handles fresh outputs only.",
             )
         if not all(isinstance(operand.type, MemRefType) for operand in op.inputs):
             return  # a producer is not bufferized yet
@@ -281,7 +292,11 @@ class BufferizeGeneric(RewritePattern):
 def _sole_store(op: linalg.GenericOp) -> d2m.StoreOp | None:
     """The `d2m.store` that is the only use of `op`'s result, if there is one."""
     uses = list(op.res[0].uses)
-    if len(uses) == 1 and isinstance(store := uses[0].operation, d2m.StoreOp) and store.value is op.res[0]:
+    if (
+        len(uses) == 1
+        and isinstance(store := uses[0].operation, d2m.StoreOp)
+        and store.value is op.res[0]
+    ):
         return store
     return None
 
@@ -330,10 +345,20 @@ class D2MBufferize(ModulePass):
         PatternRewriteWalker(StreamLoopCarriedBlocks(), walk_regions_first=True).rewrite_module(op)
         PatternRewriteWalker(
             GreedyRewritePatternApplier(
-                [BufferizeCBBlock(), BufferizeGeneric(), CopyStoredBlock(), EraseUnusedEmptyTensor()]
+                [
+                    BufferizeCBBlock(),
+                    BufferizeGeneric(),
+                    CopyStoredBlock(),
+                    EraseUnusedEmptyTensor(),
+                ]
             )
         ).rewrite_module(op)
         for leftover in op.walk():
-            if isinstance(leftover, d2m.StoreOp | linalg.GenericOp) and compute_entry(leftover) is not None:
+            if (
+                isinstance(leftover, d2m.StoreOp | linalg.GenericOp)
+                and compute_entry(leftover) is not None
+            ):
                 if any(isinstance(v.type, TensorType) for v in leftover.operands):
-                    raise PassError(leftover, "uses a block that is neither a CB block nor an operator result.")
+                    raise PassError(
+                        leftover, "uses a block that is neither a CB block nor an operator result."
+                    )

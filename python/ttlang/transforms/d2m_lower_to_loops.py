@@ -162,7 +162,11 @@ def _feeds_fpu_binary(op: d2m.TileBcastOp) -> bool:
     if len(uses) != 1:
         return False
     user = uses[0].operation
-    return isinstance(user, _FPU_BINARY_OPS) and uses[0].index == 1 and user.operands[0] is not op.result
+    return (
+        isinstance(user, _FPU_BINARY_OPS)
+        and uses[0].index == 1
+        and user.operands[0] is not op.result
+    )
 
 
 def _index(builder: Builder, value: int) -> SSAValue:
@@ -180,7 +184,10 @@ def _map_indices(
         elif isinstance(expr, AffineConstantExpr):
             indices.append(_index(builder, expr.value))
         else:
-            raise PassError(op, f"has the indexing expression {expr}; only dimensions and constants are supported.")
+            raise PassError(
+                op,
+                f"has the indexing expression {expr}; only dimensions and constants are supported.",
+            )
     return tuple(indices)
 
 
@@ -251,8 +258,7 @@ class _Section:
             raise PassError(
                 self.generic,
                 f"needs more than {self.capacity} DST tiles for one output tile, but the "
-                "DST section of this compute configuration holds "
-                f"{self.capacity}.",
+                f"DST section of this compute configuration holds {self.capacity}.",
             )
         self.slots_used += 1
         return self.slots_used - 1
@@ -304,10 +310,17 @@ class _Section:
         A broadcast of a CB tile that only feeds an FPU add/sub/mul is deferred to it."""
         form = _FORMS.get(type(op))
         if form is None:
-            raise PassError(op, "is not a tile op that d2m-lower-to-loops knows how to place on an engine.")
+            raise PassError(
+                op, "is not a tile op that d2m-lower-to-loops knows how to place on an engine."
+            )
         operands = list(op.operands)
         locations = [self.locations[v] for v in operands]
-        if defer_broadcast and isinstance(op, d2m.TileBcastOp) and isinstance(locations[0], InCB) and _feeds_fpu_binary(op):
+        if (
+            defer_broadcast
+            and isinstance(op, d2m.TileBcastOp)
+            and isinstance(locations[0], InCB)
+            and _feeds_fpu_binary(op)
+        ):
             self.locations[op.result] = Broadcast(op)
             return
         if form is Form.ACCUMULATE_FROM_CBS:
@@ -319,11 +332,22 @@ class _Section:
         elif form is Form.FROM_CB:
             new_operands = [self.from_cb(builder, operands[0], op)]
             slot = self.new_slot()
-        elif form is Form.FPU_OR_SFPU_BINARY and isinstance(locations[0], InCB) and isinstance(locations[1], InCB):
+        elif (
+            form is Form.FPU_OR_SFPU_BINARY
+            and isinstance(locations[0], InCB)
+            and isinstance(locations[1], InCB)
+        ):
             new_operands = [self.from_cb(builder, v, op) for v in operands]
             slot = self.new_slot()
-        elif form is Form.FPU_OR_SFPU_BINARY and isinstance(locations[0], InCB) and isinstance(locations[1], Broadcast):
-            new_operands = [self.from_cb(builder, operands[0], op), self.broadcast_from_cb(builder, operands[1], op)]
+        elif (
+            form is Form.FPU_OR_SFPU_BINARY
+            and isinstance(locations[0], InCB)
+            and isinstance(locations[1], Broadcast)
+        ):
+            new_operands = [
+                self.from_cb(builder, operands[0], op),
+                self.broadcast_from_cb(builder, operands[1], op),
+            ]
             slot = self.new_slot()
         elif form in (Form.FPU_OR_SFPU_BINARY, Form.SFPU):
             new_operands = [self.in_dst(builder, v) for v in operands]
@@ -351,6 +375,7 @@ class _Section:
 
 
 def _lower_generic(op: GenericOp, capacity: int) -> None:
+    """Emits, before `op`, the loops and DST sections computing it (see the module doc)."""
     maps = [attr.data for attr in op.indexing_maps]
     ranges = loop_ranges(op)
     parallel = [d for d, it in enumerate(op.iterator_types) if it.data.value == "parallel"]
@@ -389,7 +414,11 @@ def _lower_generic(op: GenericOp, capacity: int) -> None:
                 if not isinstance(body_op, YieldOp):
                     state.lower(inner, body_op)
             if acc_arg.uses and state.locations.get(yielded) != state.locations[acc_arg]:
-                raise PassError(op, "reads its output but yields a value computed elsewhere; the accumulator must be updated in place.")
+                raise PassError(
+                    op,
+                    "reads its output but yields a value computed elsewhere; the "
+                    "accumulator must be updated in place.",
+                )
 
         _emit_loops(builder, [ranges[d] for d in reduction], compute)
         if reduction and isinstance(state.locations[yielded], InCB):

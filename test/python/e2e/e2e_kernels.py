@@ -12,7 +12,16 @@ from collections.abc import Callable
 
 import torch
 
-from ttlang import CircularBuffer, Program, TensorAccessor, compute, core_index, datamovement, dma, pykernel_gen
+from ttlang import (
+    CircularBuffer,
+    Program,
+    TensorAccessor,
+    compute,
+    core_index,
+    datamovement,
+    dma,
+    pykernel_gen,
+)
 
 TILE = 32
 BLOCK = (2, 2)  # tiles per block
@@ -27,7 +36,9 @@ def pcc(actual: torch.Tensor, expected: torch.Tensor) -> float:
     return torch.corrcoef(torch.stack([a, b]))[0, 1].item()
 
 
-def assert_close(actual: torch.Tensor, expected: torch.Tensor, *, max_abs: float, min_pcc: float = 0.99) -> None:
+def assert_close(
+    actual: torch.Tensor, expected: torch.Tensor, *, max_abs: float, min_pcc: float = 0.99
+) -> None:
     """PCC at least `min_pcc` and max-abs error at most `max_abs`."""
     error = (actual.double() - expected.double()).abs().max().item()
     correlation = pcc(actual, expected)
@@ -35,7 +46,9 @@ def assert_close(actual: torch.Tensor, expected: torch.Tensor, *, max_abs: float
     assert error <= max_abs, f"max abs error {error:.4g} > {max_abs}"
 
 
-def unary_kernel(expr: Callable, *, out_block: tuple[int, int] = BLOCK, grid=GRID, fp32_dest: bool = False):
+def unary_kernel(
+    expr: Callable, *, out_block: tuple[int, int] = BLOCK, grid=GRID, fp32_dest: bool = False
+):
     """out block = expr(x block); the out CB's block is `out_block` tiles."""
 
     @pykernel_gen(grid=grid, block_factors=[BLOCK, out_block], fp32_dest_acc_en=fp32_dest)

@@ -9,8 +9,8 @@ the stated max-abs errors are a few bf16 ulps of the output magnitude (an ulp is
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import pytest
 import torch
@@ -155,7 +155,9 @@ def colmax(a):
 # ------------------------------------------------------------------- references
 
 
-def blockwise(shape_in_blocks, fn: Callable[[torch.Tensor], torch.Tensor], x: torch.Tensor) -> torch.Tensor:
+def blockwise(
+    shape_in_blocks, fn: Callable[[torch.Tensor], torch.Tensor], x: torch.Tensor
+) -> torch.Tensor:
     """`fn` applied to every block of `x` (the kernels work block by block)."""
     rows, cols = BLOCK_SHAPE
     out = torch.empty_like(x)
@@ -204,7 +206,9 @@ UNARY_CASES = {
     "mul_scalar": UnaryCase(mul_scalar, lambda b: b * 0.5, -2.0, 2.0, 0.01),
     "div_scalar": UnaryCase(div_scalar, lambda b: b / 4.0, -2.0, 2.0, 0.01),
     "scalar_div": UnaryCase(scalar_div, lambda b: 2.0 / b, 0.5, 2.0, 0.03),
-    "bcast_cols": UnaryCase(sub_rowmax, lambda b: b - b.max(dim=1, keepdim=True).values, -2.0, 2.0, 0.03),
+    "bcast_cols": UnaryCase(
+        sub_rowmax, lambda b: b - b.max(dim=1, keepdim=True).values, -2.0, 2.0, 0.03
+    ),
     "bcast_rows": UnaryCase(mul_colsum, lambda b: b * b.sum(dim=0, keepdim=True), 0.0, 1.0, 0.5),
     "bcast_scalar": UnaryCase(div_total, lambda b: b / b.sum(), 0.5, 1.0, 1e-4),
     "fill": UnaryCase(fill_value, lambda b: b + 1.5, -2.0, 2.0, 0.02),

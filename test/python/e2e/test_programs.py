@@ -38,7 +38,7 @@ def k_loop_matmul(fp32_dest: bool):
         @compute()
         def mm(a_cb: CircularBuffer, b_cb: CircularBuffer, out_cb: CircularBuffer):
             acc = zeros((BLOCK * TILE, BLOCK * TILE))
-            for k in range(K_BLOCKS):
+            for _k in range(K_BLOCKS):
                 with a_cb.wait() as a_blk, b_cb.wait() as b_blk:
                     acc = acc + a_blk @ b_blk
             with out_cb.reserve() as o:
@@ -131,10 +131,17 @@ def test_artifact_keeps_every_stage():
     assert list(artifact.stages) == [FRONTEND_STAGE, *DEFAULT_PIPELINE]
     assert "tensor<" in artifact.stages[FRONTEND_STAGE]
     assert "d2m.local_cb" in artifact.stages["d2m-bufferize"]
-    assert "tensor<" not in artifact.stages["d2m-bufferize"].split("d2m.generic", 1)[1].split("}, {", 1)[0]
+    assert (
+        "tensor<"
+        not in artifact.stages["d2m-bufferize"].split("d2m.generic", 1)[1].split("}, {", 1)[0]
+    )
     assert "d2m.acquire_dst" in artifact.stages["d2m-lower-to-loops"]
     assert "ttkernel.matmul_tiles" in artifact.stages["convert-d2m-to-ttkernel"]
-    assert set(artifact.sources) == {"fused_chain_compute", "fused_chain_reader", "fused_chain_writer"}
+    assert set(artifact.sources) == {
+        "fused_chain_compute",
+        "fused_chain_reader",
+        "fused_chain_writer",
+    }
     assert "transpose_wh_tile" in artifact.sources["fused_chain_compute"]
     program = artifact.program
     assert program.grid == (GRID, GRID)
@@ -164,7 +171,7 @@ def running_max_and_sum(x, out):
     def reduce_steps(x_cb: CircularBuffer, out_cb: CircularBuffer):
         top = full((BLOCK * TILE, BLOCK * TILE), -100.0)
         total = zeros((BLOCK * TILE, BLOCK * TILE))
-        for step in range(STEPS):
+        for _step in range(STEPS):
             with x_cb.wait() as blk:
                 top = maximum(top, blk)
                 total = total + blk
@@ -244,7 +251,7 @@ def layernorm(x, out):
 
     @compute()
     def normalize(x_cb: CircularBuffer, out_cb: CircularBuffer):
-        for strip in range(2):
+        for _strip in range(2):
             with x_cb.wait() as s, out_cb.reserve() as o:
                 mean = s.rowsum() * (1.0 / (ROW_TILES * TILE))
                 centered = s - mean
