@@ -231,7 +231,10 @@ void Device::run() {
       }
   install_crash_handlers();
   for (;;) {
-    if (scheduler_.run()) return;
+    if (scheduler_.run()) {
+      math_lanes_.drain();
+      return;
+    }
     bool woken = false;
     for (auto& core : cores_) woken = core->wake_satisfied_semaphore_waiters(scheduler_) || woken;
     if (woken) continue;

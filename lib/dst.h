@@ -32,6 +32,9 @@ class DstRegisters {
   const float* pack_tile(uint32_t index, const char* call);
   // Round a freshly written tile to DST's format and mark it written.
   void store(uint32_t index);
+  // Mark a tile written whose rounding a deferred matmul does (math_lanes.h).
+  void mark_written(uint32_t index) { written_[index] = true; }
+  bool rounds_to_bf16() const { return !fp32_; }
   // Whether the tile was written since tile_regs_acquire (reduce MAX starts from it).
   bool written(uint32_t index) const { return written_[index]; }
 

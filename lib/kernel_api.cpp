@@ -8,6 +8,7 @@
 #include "cost_table.h"
 #include "device.h"
 #include "errors.h"
+#include "math_lanes.h"
 #include "numerics.h"
 #include "tile_math.h"
 #include "ttemu/kernel_bridge.h"
@@ -20,10 +21,12 @@ Device& device() { return Device::active(); }
 Scheduler& scheduler() { return Device::active().scheduler(); }
 
 // The calling compute thread's core; compute calls from a data-movement kernel fail.
-Core& compute_core(const char* call) {
+// Deferred matmuls (math_lanes.h) finish first unless the call is another matmul.
+Core& compute_core(const char* call, bool drain = true) {
   KernelThread& thread = device().thread();
   if (thread.kind != ThreadKind::Compute)
     fail(std::string(call) + " is a compute API call, made from a data-movement kernel");
+  if (drain) device().math_lanes().drain();
   return *thread.core;
 }
 
@@ -116,6 +119,7 @@ void cb_wait_front(uint32_t cb, uint32_t num_pages) {
   device().thread().core->cb(cb, "cb_wait_front").wait_front(scheduler(), num_pages);
 }
 void cb_pop_front(uint32_t cb, uint32_t num_pages) {
+  device().math_lanes().drain();  // pending matmuls may read the popped pages
   device().thread().core->cb(cb, "cb_pop_front").pop_front(scheduler(), num_pages);
 }
 void cb_reserve_back(uint32_t cb, uint32_t num_pages) {
@@ -192,14 +196,16 @@ void pack_tile(uint32_t dst, uint32_t cb, uint32_t out_tile, bool out_of_order) 
 }
 
 void matmul_tiles(uint32_t cb0, uint32_t cb1, uint32_t tile0, uint32_t tile1, uint32_t dst, bool transpose_b) {
-  Core& core = compute_core("matmul_tiles");
+  Core& core = compute_core("matmul_tiles", false);
   float* out = core.dst().math_tile(dst, "matmul_tiles");
-  alignas(64) float a[kTileElements], b[kTileElements], product[kTileElements];
-  unpack_front(core, cb0, tile0, "matmul_tiles", a);
-  unpack_front(core, cb1, tile1, "matmul_tiles", b);
-  matmul_tile(a, b, transpose_b, product);
-  accumulate_tile(product, out);
-  core.dst().store(dst);
+  CircularBuffer& in0 = core.cb(cb0, "matmul_tiles");
+  CircularBuffer& in1 = core.cb(cb1, "matmul_tiles");
+  in0.check_holds_tiles("matmul_tiles");
+  in1.check_holds_tiles("matmul_tiles");
+  MatmulJob job{in0.front_page(tile0, "matmul_tiles"), in1.front_page(tile1, "matmul_tiles"), in0.format(),
+                in1.format(), transpose_b, core.dst().rounds_to_bf16(), out};
+  device().math_lanes().submit(static_cast<uint32_t>(core.index()) * 16 + dst, job);
+  core.dst().mark_written(dst);
   core.add_flops(2ull * kTileRows * kTileCols * kTileCols);
   scheduler().advance(matmul_tile_cycles(device().config().math_fidelity));
 }

@@ -44,3 +44,14 @@ def test_matmul_cost_follows_fidelity(fidelity, cycles_per_tile):
     assert compute.busy >= tile_matmuls * cycles_per_tile
     assert compute.busy < tile_matmuls * cycles_per_tile + 500  # plus init, CB, pack and sync costs
     assert result.report.math_fidelity == fidelity
+
+
+def test_host_threads_change_neither_results_nor_cycles(monkeypatch):
+    # Deferred matmuls run on TTEMU_THREADS host threads (lib/math_lanes.h).
+    runs = {}
+    for threads in ("1", "2", "3"):
+        monkeypatch.setenv("TTEMU_THREADS", threads)
+        runs[threads], _ = run_matmul(128, 256, 128, (2, 2), k_block=4, subblock=(2, 2))
+    for threads in ("2", "3"):
+        assert torch.equal(runs[threads].outputs["out"], runs["1"].outputs["out"])
+        assert [c.cycles for c in runs[threads].report.cores] == [c.cycles for c in runs["1"].report.cores]
