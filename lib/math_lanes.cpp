@@ -20,12 +20,10 @@ inline void cpu_relax() {
 }  // namespace
 
 void run_matmul_job(const MatmulJob& job) {
-  alignas(64) float a[kTileElements], b[kTileElements], product[kTileElements];
+  alignas(64) float a[kTileElements], b[kTileElements];
   unpack_tile(job.a, job.a_format, a);
   unpack_tile(job.b, job.b_format, b);
-  matmul_tile(a, b, job.transpose_b, product);
-  accumulate_tile(product, job.dst);
-  if (job.round_to_bf16) round_tile_to_bf16(job.dst, kTileElements);
+  matmul_accumulate_tile(a, b, job.transpose_b, job.round_to_bf16, job.dst);
 }
 
 int MathLanes::default_threads() {

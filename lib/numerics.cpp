@@ -68,14 +68,7 @@ void pack_tile_page(const float* row_major, DataFormat format, uint8_t* page) {
 }
 
 void round_tile_to_bf16(float* values, int count) {
-  for (int i = 0; i < count; i += kFaceCols) {
-    Wide16 wide;
-    std::memcpy(&wide, values + i, sizeof wide);
-    Wide16 rounded = (wide + 0x7fffu + ((wide >> 16) & 1u)) & 0xffff0000u;
-    Wide16 is_nan = (Wide16)((wide & 0x7fffffffu) > 0x7f800000u);
-    wide = (rounded & ~is_nan) | ((wide | 0x400000u) & 0xffff0000u & is_nan);
-    std::memcpy(values + i, &wide, sizeof wide);
-  }
+  for (int i = 0; i < count; i += kFaceCols) round_sixteen_to_bf16(values + i);
 }
 
 float exp_approximate(float x) {

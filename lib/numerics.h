@@ -53,6 +53,18 @@ uint32_t format_element_bytes(DataFormat format);
 void unpack_tile(const uint8_t* page, DataFormat format, float* row_major);
 // Row-major fp32 values -> a face-layout page of `format` (bf16: round to nearest even).
 void pack_tile_page(const float* row_major, DataFormat format, uint8_t* page);
+// Round 16 consecutive values to bf16 in place (float_to_bf16, without branches so it
+// vectorizes).
+inline void round_sixteen_to_bf16(float* values) {
+  typedef uint32_t Wide16 __attribute__((vector_size(64)));
+  Wide16 wide;
+  std::memcpy(&wide, values, sizeof wide);
+  Wide16 rounded = (wide + 0x7fffu + ((wide >> 16) & 1u)) & 0xffff0000u;
+  Wide16 is_nan = (Wide16)((wide & 0x7fffffffu) > 0x7f800000u);
+  wide = (rounded & ~is_nan) | ((wide | 0x400000u) & 0xffff0000u & is_nan);
+  std::memcpy(values, &wide, sizeof wide);
+}
+
 // Round every value to bf16 in place (a 16-bit DST); count is a multiple of 16.
 void round_tile_to_bf16(float* values, int count);
 

@@ -20,8 +20,7 @@ constexpr int kLanes = 16;
 // registers while each row of B is loaded once for all of them.
 constexpr int kRowBlock = 4;
 
-// product = a @ b, accumulating over k = 0..31 in order.
-void matmul_rows(const float* a, const float* b, float* product) {
+void matmul_rows(const float* a, const float* b, bool round_to_bf16, float* dst) {
   for (int i = 0; i < N; i += kRowBlock) {
     Lanes acc[kRowBlock][2] = {};
     for (int k = 0; k < N; ++k) {
@@ -34,23 +33,28 @@ void matmul_rows(const float* a, const float* b, float* product) {
         acc[r][1] += a_ik * b_high;
       }
     }
-    std::memcpy(product + i * N, acc, sizeof acc);
+    for (int r = 0; r < kRowBlock; ++r) {
+      for (int half = 0; half < 2; ++half) {
+        float* out = dst + (i + r) * N + half * kLanes;
+        Lanes sum;
+        std::memcpy(&sum, out, sizeof sum);
+        sum += acc[r][half];
+        std::memcpy(out, &sum, sizeof sum);
+        if (round_to_bf16) round_sixteen_to_bf16(out);
+      }
+    }
   }
 }
 }  // namespace
 
-void matmul_tile(const float* a, const float* b, bool transpose_b, float* product) {
+void matmul_accumulate_tile(const float* a, const float* b, bool transpose_b, bool round_to_bf16, float* dst) {
   if (!transpose_b) {
-    matmul_rows(a, b, product);
+    matmul_rows(a, b, round_to_bf16, dst);
     return;
   }
   float bt[kTileElements];
   transpose_tile(b, bt);
-  matmul_rows(a, bt, product);
-}
-
-void accumulate_tile(const float* product, float* dst) {
-  for (int i = 0; i < kTileElements; ++i) dst[i] += product[i];
+  matmul_rows(a, bt, round_to_bf16, dst);
 }
 
 void reduce_tile(ReducePool pool, ReduceAxis axis, const float* a, float scaler, bool dst_written, float* dst) {

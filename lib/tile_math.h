@@ -8,10 +8,9 @@
 
 namespace ttemu {
 
-// product = A @ B (or A @ B^T), accumulated in fp32 over k = 0..31 in order.
-void matmul_tile(const float* a, const float* b, bool transpose_b, float* product);
-// dst += product.
-void accumulate_tile(const float* product, float* dst);
+// dst += A @ B (or A @ B^T): the product accumulated in fp32 over k = 0..31 in order,
+// then added to dst, then dst rounded to bf16 when `round_to_bf16` (a 16-bit DST).
+void matmul_accumulate_tile(const float* a, const float* b, bool transpose_b, bool round_to_bf16, float* dst);
 
 // Reduce (a * scaler) along `axis` into dst: ROW -> column 0 (one value per row), COL ->
 // row 0, SCALAR -> [0][0]. SUM/AVG add to what dst holds; MAX takes the max with it

@@ -96,9 +96,9 @@ void test_face_layout() {
 void test_tile_math() {
   std::mt19937 random(7);
   std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
-  float a[kTileElements], b[kTileElements], product[kTileElements], bt[kTileElements];
+  float a[kTileElements], b[kTileElements], product[kTileElements] = {}, bt[kTileElements];
   for (int i = 0; i < kTileElements; ++i) a[i] = uniform(random), b[i] = uniform(random);
-  matmul_tile(a, b, false, product);
+  matmul_accumulate_tile(a, b, false, false, product);
   double worst = 0;
   for (int r = 0; r < 32; ++r)
     for (int c = 0; c < 32; ++c) {
@@ -108,9 +108,14 @@ void test_tile_math() {
     }
   CHECK(worst < 1e-5);
   transpose_tile(b, bt);
-  float product_t[kTileElements];
-  matmul_tile(a, bt, true, product_t);
+  float product_t[kTileElements] = {};
+  matmul_accumulate_tile(a, bt, true, false, product_t);
   CHECK(std::memcmp(product, product_t, sizeof product) == 0);
+  // Accumulating into bf16 DST: (dst + product) rounded once.
+  float accumulated[kTileElements];
+  std::fill(accumulated, accumulated + kTileElements, 1.0f);
+  matmul_accumulate_tile(a, b, false, true, accumulated);
+  for (int i = 0; i < kTileElements; ++i) CHECK(accumulated[i] == round_to_bf16(1.0f + product[i]));
 
   float dst[kTileElements] = {};
   float negative[kTileElements];
