@@ -1089,6 +1089,10 @@ class ThreadCompiler:
         python, predicate = _COMPARISONS[type(node.ops[0])]
         if not is_runtime(left) and not is_runtime(right):
             return self._fold(python, left, right)
+        if type(node.ops[0]) in (ast.Is, ast.IsNot) and None in (left, right):
+            # A run-time value is never None: `mask is not None` on a block is a
+            # compile-time True (helpers with optional block arguments).
+            return python(left, right)
         if predicate and isinstance(left, Index | int) and isinstance(right, Index | int):
             comparison = arith.CmpiOp(self.index(left), self.index(right), predicate)
             return Condition(self.emit(comparison).results[0])

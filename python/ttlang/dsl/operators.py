@@ -343,12 +343,18 @@ def matmul(emit: Emit, lhs: Block, rhs: Block) -> Block:
 
 
 def fill(emit: Emit, value: Scalar, shape: tuple[int, ...], tile_type: TileType) -> Block:
-    """A block of `shape` with every element `value`: a generic with no inputs."""
+    """A block of `shape` with every element `value`: a generic with no inputs. A size-1
+    row or column axis (a vector shaped like a reduction result) fills whole tiles."""
     if len(shape) < 2 or any(not isinstance(d, int) or d < 1 for d in shape):
         raise DSLError(
             f"a block shape is a tuple of positive ints (..., rows, cols), but got {shape!r}"
         )
-    check_tile_aligned("fill", shape)
+    if any(extent % TILE and extent != 1 for extent in shape[-2:]):
+        raise DSLError(
+            f"fill needs rows and columns that are multiples of {TILE}, or 1 for a row or "
+            f"column vector like a reduction result, but got {format_shape(shape)}",
+            "(R, 1) is a column that broadcasts against (R, C) blocks, e.g. a running row max",
+        )
     rank = len(shape)
     return build_generic(
         emit,

@@ -6,7 +6,16 @@ from __future__ import annotations
 import pytest
 from xdsl.dialects import scf
 
-from ttlang import CircularBuffer, Program, TensorSpec, compute, core_index, datamovement, pykernel_gen
+from ttlang import (
+    CircularBuffer,
+    Program,
+    TensorSpec,
+    compute,
+    core_index,
+    datamovement,
+    full,
+    pykernel_gen,
+)
 from ttlang.dialects import d2m
 from ttlang.dsl.diagnostics import DSLError, KernelError
 from ttlang.dsl.operators import broadcast_shape
@@ -84,6 +93,47 @@ def test_loop_carried_block_must_keep_its_shape():
             o.store(acc)
 
     with pytest.raises(KernelError, match=r"`acc` is a \(32, 32\) block before the loop but a \(32, 1\) block"):
+        compute_kernel(body).frontend_module(TILE, TILE)
+
+
+def scaled(blk, factor=None):
+    """A helper with an optional block argument."""
+    if factor is not None:
+        return blk * factor
+    return blk
+
+
+def test_none_test_of_a_block_is_compile_time():
+    def body(x_cb: CircularBuffer, out_cb: CircularBuffer):
+        with x_cb.wait() as blk, out_cb.reserve() as o:
+            o.store(scaled(scaled(blk), blk))
+
+    module = compute_kernel(body).frontend_module(TILE, TILE)
+    assert not [op for op in module.walk() if isinstance(op, scf.IfOp)]
+    assert len(ops_named(module, "d2m.tile_mul")) == 1
+
+
+def test_fill_of_a_column_vector_broadcasts():
+    """A (32, 1) fill (a running row max's start) takes one tile and broadcasts as a
+    column, like a row reduction's result."""
+
+    def body(x_cb: CircularBuffer, out_cb: CircularBuffer):
+        with x_cb.wait() as blk, out_cb.reserve() as o:
+            o.store(blk - full((32, 1), -1.0))
+
+    module = compute_kernel(body).frontend_module(TILE, TILE)
+    (fill,) = ops_named(module, "d2m.tile_fill")
+    assert "tensor<1x1x!ttcore.tile<32x32, bf16>>" in str(fill.parent_op())
+    (bcast,) = ops_named(module, "d2m.tile_bcast")
+    assert "col" in str(bcast)
+
+
+def test_fill_needs_tile_multiples_or_one():
+    def body(x_cb: CircularBuffer, out_cb: CircularBuffer):
+        with x_cb.wait() as blk, out_cb.reserve() as o:
+            o.store(blk + full((32, 16), 1.0))
+
+    with pytest.raises(KernelError, match=r"fill needs rows and columns that are multiples of 32, or 1"):
         compute_kernel(body).frontend_module(TILE, TILE)
 
 
