@@ -277,6 +277,12 @@ class _KernelPrinter:
             signed = _signed_type(op.operands[0].type)
             lhs, rhs = (f"static_cast<{signed}>({self.expr(v)})" for v in op.operands)
             self.declare(op.results[0], f"{lhs} {_SIGNED_BINARY_OPERATORS[type(op)]} {rhs}")
+        elif isinstance(op, arith.FloorDivSIOp):
+            # C++ `/` truncates toward zero; floordivsi (Python's `//`) rounds down.
+            signed = _signed_type(op.operands[0].type)
+            lhs, rhs = (f"static_cast<{signed}>({self.expr(v)})" for v in op.operands)
+            rounds_down = f"({lhs} % {rhs} != 0 && ({lhs} < 0) != ({rhs} < 0))"
+            self.declare(op.results[0], f"{lhs} / {rhs} - {rounds_down}")
         elif isinstance(op, arith.CmpiOp):
             operator, is_signed = _CMPI[arith.CMPI_COMPARISON_OPERATIONS[op.predicate.value.data]]
             lhs, rhs = (self.expr(v) for v in op.operands)

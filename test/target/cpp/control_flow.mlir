@@ -40,6 +40,7 @@ func.func @flow() attributes {ttkernel.thread = #ttkernel.thread<writer>} {
   // CHECK-NEXT:   magnitude = scaled;
   // CHECK-NEXT: }
   // CHECK-NEXT: uint32_t pick = below ? magnitude : half;
+  // CHECK-NEXT: uint32_t floor = static_cast<int32_t>(scaled) / static_cast<int32_t>(2) - (static_cast<int32_t>(scaled) % static_cast<int32_t>(2) != 0 && (static_cast<int32_t>(scaled) < 0) != (static_cast<int32_t>(2) < 0));
   %sum = arith.addi %a, %b : i32
   %scaled = arith.muli %sum, %big : i32
   %half = arith.shrui %sum, %c1 : i32
@@ -52,6 +53,7 @@ func.func @flow() attributes {ttkernel.thread = #ttkernel.thread<writer>} {
     scf.yield %scaled : i32
   }
   %pick = arith.select %below, %magnitude, %half : i32
+  %floor = arith.floordivsi %scaled, %c2 : i32
   // A branch without results and without else; an index loop.
   // CHECK-NEXT: if (below) {
   // CHECK-NEXT:   noc_async_write_barrier();
