@@ -82,6 +82,7 @@ void CircularBuffer::pop_front(Scheduler& scheduler, uint32_t num_pages) {
   scheduler.advance(cost::kCbCall);
   waited_ -= num_pages;
   popped_ += num_pages;
+  ++pop_calls_;
   read_page_ = (read_page_ + num_pages) % num_pages_;
   if (blocked_producer_) {
     Fiber* producer = blocked_producer_;

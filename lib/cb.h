@@ -25,6 +25,9 @@ class CircularBuffer {
   DataFormat format() const { return format_; }
   uint32_t pages_filled() const { return pushed_ - popped_; }
   uint32_t pages_free() const { return num_pages_ - pages_filled(); }
+  // Pops so far: a waited page's contents are fixed until it is popped, so (page,
+  // pops) names them (math_lanes.h keeps unpacked pages by that name).
+  uint64_t pops() const { return pop_calls_; }
 
   // Blocking calls, from a fiber of `scheduler`.
   void wait_front(Scheduler& scheduler, uint32_t num_pages);
@@ -59,6 +62,7 @@ class CircularBuffer {
   uint32_t waited_ = 0;    // pages the consumer waited for and has not popped
   uint32_t reserved_ = 0;  // pages the producer reserved and has not pushed
   uint32_t packed_ = 0;    // pages packed sequentially since the last push
+  uint64_t pop_calls_ = 0;
   Fiber* blocked_consumer_ = nullptr;
   Fiber* blocked_producer_ = nullptr;
 };

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <memory>
 
 #include "numerics.h"
 #include "tile_math.h"
@@ -19,10 +20,38 @@ inline void cpu_relax() {
 }
 }  // namespace
 
+namespace {
+// Per host thread: recently unpacked CB pages, direct-mapped by page address.
+class UnpackedPages {
+ public:
+  const float* get(const uint8_t* page, uint64_t version, DataFormat format) {
+    Entry& entry = entries_[(reinterpret_cast<uintptr_t>(page) / 2048 * 0x9E3779B1u >> 8) % kEntries];
+    if (entry.page != page || entry.version != version || entry.format != format) {
+      unpack_tile(page, format, entry.values);
+      entry.page = page;
+      entry.version = version;
+      entry.format = format;
+    }
+    return entry.values;
+  }
+
+ private:
+  // Enough for the in0 and in1 blocks of a large matmul K block (~1 MiB).
+  static constexpr size_t kEntries = 256;
+  struct Entry {
+    alignas(64) float values[kTileElements];
+    const uint8_t* page = nullptr;
+    uint64_t version = 0;
+    DataFormat format = DataFormat::Invalid;
+  };
+  std::unique_ptr<Entry[]> entries_{new Entry[kEntries]};
+};
+}  // namespace
+
 void run_matmul_job(const MatmulJob& job) {
-  alignas(64) float a[kTileElements], b[kTileElements];
-  unpack_tile(job.a, job.a_format, a);
-  unpack_tile(job.b, job.b_format, b);
+  thread_local UnpackedPages unpacked;
+  const float* a = unpacked.get(job.a, job.a_version, job.a_format);
+  const float* b = unpacked.get(job.b, job.b_version, job.b_format);
   matmul_accumulate_tile(a, b, job.transpose_b, job.round_to_bf16, job.dst);
 }
 

@@ -25,9 +25,14 @@
 namespace ttemu {
 
 // dst += a @ b (b transposed if asked), then DST rounded to bf16 unless it is fp32.
+// The versions are the CBs' pop counts when the job was made: a waited page cannot
+// change before it is popped, so (page, version) names its contents and each thread
+// keeps unpacked pages by that name (a tile feeds several matmuls).
 struct MatmulJob {
   const uint8_t* a;
   const uint8_t* b;
+  uint64_t a_version;
+  uint64_t b_version;
   DataFormat a_format;
   DataFormat b_format;
   bool transpose_b;
