@@ -46,7 +46,6 @@ class Core {
   std::vector<KernelThread>& threads() { return threads_; }
   const std::vector<KernelThread>& threads() const { return threads_; }
   uint64_t flops() const { return flops_; }
-
   void add_flops(uint64_t flops) { flops_ += flops; }
 
   // A thread blocked in noc_semaphore_wait(_min) on a semaphore of this core.
