@@ -225,6 +225,7 @@ void Device::run() {
         KernelThread* self = &thread;
         thread.fiber = &scheduler_.spawn(id, [self] {
           self->entry();
+          if (self->kind == ThreadKind::Compute) self->core->dst().check_released_at_end();
           // Outstanding NoC transfers still belong to the thread's time.
           Device::active().scheduler().wait_until(std::max(self->reads_done_at, self->writes_done_at));
         });

@@ -33,6 +33,12 @@ const char* DstRegisters::describe_mode() const {
   return full_sync_ ? "16-bit DST, full sync" : "16-bit DST, half sync";
 }
 
+void DstRegisters::check_released_at_end() const {
+  if (phase_ != Phase::Released)
+    fail(std::string("the compute kernel returned while DST is ") + phase_name(phase_) +
+         "; every tile_regs_acquire needs its commit, wait and release");
+}
+
 void DstRegisters::acquire() {
   if (phase_ != Phase::Released)
     fail(std::string("tile_regs_acquire while DST is ") + phase_name(phase_) +

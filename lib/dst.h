@@ -21,6 +21,8 @@ class DstRegisters {
   void configure(bool fp32, bool full_sync);
   int capacity() const { return capacity_; }
 
+  // Fails if a section is still held when the compute kernel returns.
+  void check_released_at_end() const;
   void acquire();
   void commit();
   void wait();

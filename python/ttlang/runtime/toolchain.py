@@ -80,6 +80,13 @@ def _run_compiler(args: list[str], what: str, error: type[Exception]) -> None:
         raise error(f"{what} failed to compile:\n{result.stderr.strip()}")
 
 
+def _write_atomically(path: Path, text: str) -> None:
+    """Write `text` to `path` so a concurrent reader sees the old or the new file, whole."""
+    with tempfile.NamedTemporaryFile("w", dir=path.parent, delete=False) as temporary:
+        temporary.write(text)
+    os.replace(temporary.name, path)
+
+
 def _publish(built: Path, final: Path) -> Path:
     os.replace(built, final)
     return final
@@ -142,11 +149,12 @@ def kernel_library(kernel: Kernel, math_approx_mode: bool) -> Path:
     directory.mkdir(parents=True, exist_ok=True)
     # The source keeps the kernel's name so compiler messages point at it.
     source = directory / f"{key}-{_safe(kernel.name)}.cpp"
-    source.write_text(kernel.source)
+    _write_atomically(source, kernel.source)
     wrapper = directory / f"{key}-entry.cpp"
-    wrapper.write_text(
+    _write_atomically(
+        wrapper,
         f'#include "{source.name}"\n'
-        f'extern "C" void ttemu_kernel_entry() {{ {ENTRY_CALLS[kernel.kind]} }}\n'
+        f'extern "C" void ttemu_kernel_entry() {{ {ENTRY_CALLS[kernel.kind]} }}\n',
     )
     with tempfile.NamedTemporaryFile(dir=directory, suffix=".so", delete=False) as built:
         built_path = Path(built.name)

@@ -93,6 +93,11 @@ def test_pack_before_tile_regs_wait():
     assert "pack_tile reads DST outside tile_regs_wait..tile_regs_release (DST is committed (waiting for tile_regs_wait))" in message
 
 
+def test_compute_kernel_returning_with_dst_held():
+    message = error_of(broken("compute", "compute_keeps_dst.cpp"))
+    assert "core (0,0) compute [kernel 'compute_eltwise_add']: the compute kernel returned while DST is acquired by math" in message
+
+
 def test_push_beyond_capacity():
     message = error_of(broken("reader", "reader_push_overflow.cpp"))
     assert "core (0,0) reader [kernel 'reader_binary']: cb 0: cb_push_back(3) pushes beyond the CB's capacity (2 of 2 pages free)" in message
