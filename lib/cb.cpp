@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "cost_table.h"
 #include "errors.h"
 #include "numerics.h"
 
@@ -15,11 +14,13 @@ void CircularBuffer::configure(uint32_t id, uint32_t num_pages, uint32_t page_si
   page_size_ = page_size;
   format_ = format;
   base_ = base;
+  pushed_at_.assign(num_pages, 0);
+  popped_at_.assign(num_pages, 0);
 }
 
 std::string CircularBuffer::prefix() const { return "cb " + std::to_string(id_) + ": "; }
 
-void CircularBuffer::wait_front(Scheduler& scheduler, uint32_t num_pages) {
+uint64_t CircularBuffer::wait_front(Scheduler& scheduler, uint32_t num_pages) {
   if (num_pages > num_pages_)
     fail(prefix() + "cb_wait_front(" + std::to_string(num_pages) + ") waits for more pages than the CB holds (" +
          std::to_string(num_pages_) + ")");
@@ -32,10 +33,12 @@ void CircularBuffer::wait_front(Scheduler& scheduler, uint32_t num_pages) {
     });
   }
   waited_ = std::max(waited_, num_pages);
-  scheduler.advance(cost::kCbCall);
+  uint64_t ready = 0;
+  for (uint32_t i = 0; i < num_pages; ++i) ready = std::max(ready, pushed_at_[(read_page_ + i) % num_pages_]);
+  return ready;
 }
 
-void CircularBuffer::reserve_back(Scheduler& scheduler, uint32_t num_pages) {
+uint64_t CircularBuffer::reserve_back(Scheduler& scheduler, uint32_t num_pages) {
   if (num_pages > num_pages_)
     fail(prefix() + "cb_reserve_back(" + std::to_string(num_pages) + ") reserves more pages than the CB holds (" +
          std::to_string(num_pages_) + ")");
@@ -48,10 +51,12 @@ void CircularBuffer::reserve_back(Scheduler& scheduler, uint32_t num_pages) {
     });
   }
   reserved_ = std::max(reserved_, num_pages);
-  scheduler.advance(cost::kCbCall);
+  uint64_t ready = 0;
+  for (uint32_t i = 0; i < num_pages; ++i) ready = std::max(ready, popped_at_[(write_page_ + i) % num_pages_]);
+  return ready;
 }
 
-void CircularBuffer::push_back(Scheduler& scheduler, uint32_t num_pages) {
+void CircularBuffer::push_back(Scheduler& scheduler, uint32_t num_pages, uint64_t time) {
   scheduler.sync_point();
   if (num_pages > pages_free())
     fail(prefix() + "cb_push_back(" + std::to_string(num_pages) + ") pushes beyond the CB's capacity (" +
@@ -59,7 +64,7 @@ void CircularBuffer::push_back(Scheduler& scheduler, uint32_t num_pages) {
   if (num_pages > reserved_)
     fail(prefix() + "cb_push_back(" + std::to_string(num_pages) + ") pushes pages that were not reserved (" +
          std::to_string(reserved_) + " reserved)");
-  scheduler.advance(cost::kCbCall);
+  for (uint32_t i = 0; i < num_pages; ++i) pushed_at_[(write_page_ + i) % num_pages_] = time;
   reserved_ -= num_pages;
   pushed_ += num_pages;
   write_page_ = (write_page_ + num_pages) % num_pages_;
@@ -67,11 +72,11 @@ void CircularBuffer::push_back(Scheduler& scheduler, uint32_t num_pages) {
   if (blocked_consumer_) {
     Fiber* consumer = blocked_consumer_;
     blocked_consumer_ = nullptr;
-    scheduler.wake(*consumer, scheduler.now());
+    scheduler.wake(*consumer, time);
   }
 }
 
-void CircularBuffer::pop_front(Scheduler& scheduler, uint32_t num_pages) {
+void CircularBuffer::pop_front(Scheduler& scheduler, uint32_t num_pages, uint64_t time) {
   scheduler.sync_point();
   if (num_pages > pages_filled())
     fail(prefix() + "cb_pop_front(" + std::to_string(num_pages) + ") pops more pages than were pushed (" +
@@ -79,7 +84,7 @@ void CircularBuffer::pop_front(Scheduler& scheduler, uint32_t num_pages) {
   if (num_pages > waited_)
     fail(prefix() + "cb_pop_front(" + std::to_string(num_pages) + ") pops pages it did not wait for (waited for " +
          std::to_string(waited_) + ")");
-  scheduler.advance(cost::kCbCall);
+  for (uint32_t i = 0; i < num_pages; ++i) popped_at_[(read_page_ + i) % num_pages_] = time;
   waited_ -= num_pages;
   popped_ += num_pages;
   ++pop_calls_;
@@ -87,7 +92,7 @@ void CircularBuffer::pop_front(Scheduler& scheduler, uint32_t num_pages) {
   if (blocked_producer_) {
     Fiber* producer = blocked_producer_;
     blocked_producer_ = nullptr;
-    scheduler.wake(*producer, scheduler.now());
+    scheduler.wake(*producer, time);
   }
 }
 

@@ -29,11 +29,14 @@ class CircularBuffer {
   // pops) names them (math_lanes.h keeps unpacked pages by that name).
   uint64_t pops() const { return pop_calls_; }
 
-  // Blocking calls, from a fiber of `scheduler`.
-  void wait_front(Scheduler& scheduler, uint32_t num_pages);
-  void reserve_back(Scheduler& scheduler, uint32_t num_pages);
-  void pop_front(Scheduler& scheduler, uint32_t num_pages);
-  void push_back(Scheduler& scheduler, uint32_t num_pages);
+  // Blocking calls, from a fiber of `scheduler`. Each page remembers when it was
+  // pushed and popped: wait_front returns when its pages were pushed, reserve_back
+  // when its pages were freed (a compute kernel's packer pushes on its own clock, which
+  // may run ahead of the fiber's). push_back/pop_front take the time they happen at.
+  uint64_t wait_front(Scheduler& scheduler, uint32_t num_pages);
+  uint64_t reserve_back(Scheduler& scheduler, uint32_t num_pages);
+  void pop_front(Scheduler& scheduler, uint32_t num_pages, uint64_t time);
+  void push_back(Scheduler& scheduler, uint32_t num_pages, uint64_t time);
 
   uint8_t* read_ptr() const { return page_address(read_page_); }
   uint8_t* write_ptr() const { return page_address(write_page_); }
@@ -63,6 +66,8 @@ class CircularBuffer {
   uint32_t reserved_ = 0;  // pages the producer reserved and has not pushed
   uint32_t packed_ = 0;    // pages packed sequentially since the last push
   uint64_t pop_calls_ = 0;
+  std::vector<uint64_t> pushed_at_;  // per page: when it was last pushed
+  std::vector<uint64_t> popped_at_;  // per page: when it was last popped
   Fiber* blocked_consumer_ = nullptr;
   Fiber* blocked_producer_ = nullptr;
 };

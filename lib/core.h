@@ -28,6 +28,14 @@ struct KernelThread {
   Fiber* fiber = nullptr;
   uint64_t reads_done_at = 0;   // completion of the last outstanding NoC read
   uint64_t writes_done_at = 0;  // completion of the last outstanding NoC write
+  // Compute kernels: hardware packs on its own RISC-V (TRISC2) beside math, and half
+  // sync splits DST in two so math fills one half while pack drains the other. The
+  // fiber's clock is math's (unpack included); the packer keeps its own clock, and
+  // tile_regs_acquire waits until the half it gets was released by the packer.
+  uint64_t pack_clock = 0;
+  uint64_t committed_at = 0;
+  uint64_t half_free_at[2] = {0, 0};
+  uint32_t sections_released = 0;
 };
 
 class Core {

@@ -2,9 +2,10 @@
 // parameters. Every entry cites shared/reference/tensix.md (and through it the public
 // Tenstorrent source) or says "estimate" where nothing is published.
 //
-// The compute kernel is one thread here, while hardware splits it over three RISC-Vs
-// (unpack, math, pack) that overlap; a math call is therefore charged its math cost
-// only (unpack is taken to hide behind math) and pack_tile its packer cost.
+// Hardware runs a compute kernel on three RISC-Vs (unpack, math, pack). Here the
+// fiber's clock is unpack + math (a math call is charged its math cost only: unpack is
+// taken to hide behind it), and the packer has its own clock (KernelThread::pack_clock)
+// for tile_regs_wait/release, pack_tile, cb_reserve_back and cb_push_back.
 #pragma once
 
 #include <cstdint>

@@ -226,8 +226,9 @@ void Device::run() {
         thread.fiber = &scheduler_.spawn(id, [self] {
           self->entry();
           if (self->kind == ThreadKind::Compute) self->core->dst().check_released_at_end();
-          // Outstanding NoC transfers still belong to the thread's time.
-          Device::active().scheduler().wait_until(std::max(self->reads_done_at, self->writes_done_at));
+          // Outstanding NoC transfers and packing still belong to the thread's time.
+          Device::active().scheduler().wait_until(
+              std::max({self->reads_done_at, self->writes_done_at, self->pack_clock}));
         });
       }
   install_crash_handlers();

@@ -115,18 +115,39 @@ uint32_t common_runtime_arg(uint32_t index) {
 }
 
 // ---- circular buffers ------------------------------------------------------------------
+// In a compute kernel, cb_wait_front/cb_pop_front run on the unpacker (the fiber's
+// clock) and cb_reserve_back/cb_push_back on the packer (KernelThread::pack_clock).
 void cb_wait_front(uint32_t cb, uint32_t num_pages) {
-  device().thread().core->cb(cb, "cb_wait_front").wait_front(scheduler(), num_pages);
+  uint64_t pushed = device().thread().core->cb(cb, "cb_wait_front").wait_front(scheduler(), num_pages);
+  scheduler().wait_until(pushed);
+  scheduler().advance(cost::kCbCall);
 }
 void cb_pop_front(uint32_t cb, uint32_t num_pages) {
   device().math_lanes().drain();  // pending matmuls may read the popped pages
-  device().thread().core->cb(cb, "cb_pop_front").pop_front(scheduler(), num_pages);
+  scheduler().advance(cost::kCbCall);
+  device().thread().core->cb(cb, "cb_pop_front").pop_front(scheduler(), num_pages, scheduler().now());
 }
 void cb_reserve_back(uint32_t cb, uint32_t num_pages) {
-  device().thread().core->cb(cb, "cb_reserve_back").reserve_back(scheduler(), num_pages);
+  KernelThread& thread = device().thread();
+  uint64_t freed = thread.core->cb(cb, "cb_reserve_back").reserve_back(scheduler(), num_pages);
+  if (thread.kind == ThreadKind::Compute) {
+    thread.pack_clock = std::max(thread.pack_clock, freed) + cost::kCbCall;
+  } else {
+    scheduler().wait_until(freed);
+    scheduler().advance(cost::kCbCall);
+  }
 }
 void cb_push_back(uint32_t cb, uint32_t num_pages) {
-  device().thread().core->cb(cb, "cb_push_back").push_back(scheduler(), num_pages);
+  KernelThread& thread = device().thread();
+  uint64_t time;
+  if (thread.kind == ThreadKind::Compute) {
+    thread.pack_clock += cost::kCbCall;
+    time = thread.pack_clock;
+  } else {
+    scheduler().advance(cost::kCbCall);
+    time = scheduler().now();
+  }
+  thread.core->cb(cb, "cb_push_back").push_back(scheduler(), num_pages, time);
 }
 bool cb_pages_available_at_front(uint32_t cb, uint32_t num_pages) {
   scheduler().sync_point();
@@ -150,20 +171,31 @@ DataFormat cb_data_format(uint32_t cb) { return device().thread().core->cb(cb, "
 
 // ---- compute: DST protocol ----------------------------------------------------------------
 void tile_regs_acquire() {
-  compute_core("tile_regs_acquire").dst().acquire();
+  Core& core = compute_core("tile_regs_acquire");
+  KernelThread& thread = device().thread();
+  // Full sync: one DST section, so math waits for every pack; half sync: two halves.
+  bool full_sync = device().config().dst_full_sync_en;
+  scheduler().wait_until(thread.half_free_at[full_sync ? 0 : thread.sections_released % 2]);
+  core.dst().acquire();
   scheduler().advance(cost::kTileRegsSync);
 }
 void tile_regs_commit() {
   compute_core("tile_regs_commit").dst().commit();
   scheduler().advance(cost::kTileRegsSync);
+  device().thread().committed_at = scheduler().now();
 }
 void tile_regs_wait() {
   compute_core("tile_regs_wait").dst().wait();
-  scheduler().advance(cost::kTileRegsSync);
+  KernelThread& thread = device().thread();
+  thread.pack_clock = std::max(thread.pack_clock, thread.committed_at) + cost::kTileRegsSync;
 }
 void tile_regs_release() {
   compute_core("tile_regs_release").dst().release();
-  scheduler().advance(cost::kTileRegsSync);
+  KernelThread& thread = device().thread();
+  thread.pack_clock += cost::kTileRegsSync;
+  bool full_sync = device().config().dst_full_sync_en;
+  thread.half_free_at[full_sync ? 0 : thread.sections_released % 2] = thread.pack_clock;
+  ++thread.sections_released;
 }
 
 void init(InitKind kind) {
@@ -192,7 +224,7 @@ void pack_tile(uint32_t dst, uint32_t cb, uint32_t out_tile, bool out_of_order) 
   out.check_holds_tiles("pack_tile");
   uint8_t* page = out_of_order ? out.back_page(out_tile, "pack_tile") : out.next_pack_page("pack_tile");
   pack_tile_page(values, out.format(), page);
-  scheduler().advance((out.page_size() + cost::kPackBytesPerCycle - 1) / cost::kPackBytesPerCycle);
+  device().thread().pack_clock += (out.page_size() + cost::kPackBytesPerCycle - 1) / cost::kPackBytesPerCycle;
 }
 
 void matmul_tiles(uint32_t cb0, uint32_t cb1, uint32_t tile0, uint32_t tile1, uint32_t dst, bool transpose_b) {
