@@ -24,8 +24,11 @@ namespace {
 // Per host thread: recently unpacked CB pages, direct-mapped by page address.
 class UnpackedPages {
  public:
-  const float* get(const uint8_t* page, uint64_t version, DataFormat format) {
-    Entry& entry = entries_[(reinterpret_cast<uintptr_t>(page) / 2048 * 0x9E3779B1u >> 8) % kEntries];
+  // The unpacked page; `avoid` is a slot the caller still uses (the other operand's).
+  const float* get(const uint8_t* page, uint64_t version, DataFormat format, const float* avoid = nullptr) {
+    size_t slot = (reinterpret_cast<uintptr_t>(page) / 2048 * 0x9E3779B1u >> 8) % kEntries;
+    if (entries_[slot].values == avoid) slot ^= 1;
+    Entry& entry = entries_[slot];
     if (entry.page != page || entry.version != version || entry.format != format) {
       unpack_tile(page, format, entry.values);
       entry.page = page;
@@ -51,7 +54,7 @@ class UnpackedPages {
 void run_matmul_job(const MatmulJob& job) {
   thread_local UnpackedPages unpacked;
   const float* a = unpacked.get(job.a, job.a_version, job.a_format);
-  const float* b = unpacked.get(job.b, job.b_version, job.b_format);
+  const float* b = unpacked.get(job.b, job.b_version, job.b_format, a);
   matmul_accumulate_tile(a, b, job.transpose_b, job.round_to_bf16, job.dst);
 }
 
