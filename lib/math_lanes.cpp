@@ -64,6 +64,8 @@ int MathLanes::default_threads() {
 }
 
 MathLanes::MathLanes(int threads) {
+  static std::atomic<uint64_t> instances{0};
+  instance_ = ++instances << 48;
   for (int i = 1; i < threads; ++i) helpers_.emplace_back([this] { helper_loop(); });
 }
 
@@ -76,7 +78,10 @@ MathLanes::~MathLanes() {
   for (std::thread& helper : helpers_) helper.join();
 }
 
-void MathLanes::submit(uint32_t chain, const MatmulJob& job) {
+void MathLanes::submit(uint32_t chain, const MatmulJob& submitted) {
+  MatmulJob job = submitted;
+  job.a_version |= instance_;
+  job.b_version |= instance_;
   if (helpers_.empty()) {
     run_matmul_job(job);
     return;

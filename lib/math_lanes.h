@@ -76,6 +76,9 @@ class MathLanes {
   std::atomic<size_t> unfinished_{0};
   bool stopping_ = false;  // guarded by mutex_
   std::vector<std::thread> helpers_;
+  // Distinguishes this device's pages from an earlier device's at the same addresses
+  // in the threads' unpacked-page caches (several devices in one process: C++ tests).
+  uint64_t instance_;
 };
 
 }  // namespace ttemu
