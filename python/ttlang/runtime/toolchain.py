@@ -137,7 +137,7 @@ ENTRY_CALLS = {
 
 def kernel_library(kernel: Kernel, math_approx_mode: bool) -> Path:
     """The kernel compiled to a shared object exporting `ttemu_kernel_entry`."""
-    args = ",".join(str(int(a)) for a in kernel.compile_time_args)
+    args = ",".join(str(int(a) & 0xFFFFFFFF) for a in kernel.compile_time_args)  # uint32_t, as on hardware
     defines = [f"-DKERNEL_COMPILE_TIME_ARGS={args}"]
     if kernel.kind == "compute":
         defines.append(f"-DTTEMU_MATH_APPROX_MODE={int(math_approx_mode)}")
