@@ -1,4 +1,15 @@
-"""FlashAttention forward: softmax(scale · Q Kᵀ [+ causal mask]) V in one fused kernel.
+"""FlashAttention forward, softmax(scale · Q Kᵀ) V, as one fused kernel per core.
+
+The work units are (batch·head, Q chunk) pairs, dealt round-robin over the grid. For
+each of its units a core's reader streams the Q chunk and then every K/V chunk it
+needs through double-buffered CBs (the next chunk arrives while this one is used);
+the compute thread runs the online softmax over them in a loop, carrying the running
+row max m, row sum l and output accumulator acc; the writer stores acc / l.
+
+Causal attention skips the K/V chunks above the diagonal (the loop stops at a bound
+computed from the Q chunk's index) and adds a 0 / −inf mask to the scores of the
+chunks on it, in a second loop: the mask blocks are cut by the reader from one band
+built on the host (`causal_mask_band`).
 
     python examples/flash_attention.py
 """
@@ -7,6 +18,8 @@ from __future__ import annotations
 
 import functools
 import math
+import time
+from dataclasses import dataclass
 
 import torch
 
@@ -14,6 +27,7 @@ from ttlang import (
     CircularBuffer,
     Program,
     TensorAccessor,
+    TensorSpec,
     compute,
     core_index,
     datamovement,
@@ -23,6 +37,7 @@ from ttlang import (
     pykernel_gen,
     zeros,
 )
+from ttlang.target.program import tile_size_bytes
 
 TILE = 32
 NEG_INF = float("-inf")
@@ -30,71 +45,72 @@ NEG_INF = float("-inf")
 
 @functools.cache
 def flash_attention_kernel(grid, q_chunk, k_chunk, head_dim, causal, fp32_dest_acc):
-    """The kernel for one choice of grid, chunk sizes, head size, masking and DST mode
-    (those fix its CB blocks and compute configuration)."""
+    """The kernel for one grid, chunk size pair, head size, masking and DST mode (they
+    fix its CB blocks and compute configuration); cached, so its compilations are too."""
     qt, kt, dt = q_chunk // TILE, k_chunk // TILE, head_dim // TILE
-    mask_block = (qt, kt) if causal else (1, 1)
+    mask_block = (qt, kt) if causal else (1, 1)  # non-causal: an unused one-tile CB
 
     @pykernel_gen(
         grid=grid,
         block_factors=[(qt, dt), (kt, dt), (kt, dt), mask_block, (qt, dt)],
         fp32_dest_acc_en=fp32_dest_acc,
+        math_approx_mode=True,  # approximate exp, as tt-metal's SDPA
+        device_grid=DEVICE_GRID,
     )
     def flash_attention(q, k, v, mask, out, seq_len: int = 0, scale: float = 1.0):
         q_acc, k_acc, v_acc = TensorAccessor(q), TensorAccessor(k), TensorAccessor(v)
         mask_acc, out_acc = TensorAccessor(mask), TensorAccessor(out)
         q_chunks, kv_chunks = seq_len // q_chunk, seq_len // k_chunk
-        units = q.shape[0] // q_chunk  # (batch·head, Q chunk) pairs, over all cores
-        cores = grid[0] * grid[1]
+        units, cores = q.shape[0] // q_chunk, grid[0] * grid[1]
 
         def kv_range(unit):
-            """K/V chunks this Q chunk sees: [0, unmasked) whole, [unmasked, end) masked."""
+            """K/V chunks Q chunk `unit` attends to: [0, diagonal) whole, [diagonal, end) masked."""
             if not causal:
                 return kv_chunks, kv_chunks
             first_row = (unit % q_chunks) * q_chunk
             return first_row // k_chunk, (first_row + q_chunk + k_chunk - 1) // k_chunk
 
         def online_softmax(q, k, v, m, l, acc, mask=None):
-            s = (q @ k.transpose()) * scale
+            s = q @ k.transpose()
             if mask is not None:
                 s = s + mask
             m_new = maximum(m, s.rowmax())
             p = (s - m_new).exp()
-            alpha = (m - m_new).exp()
+            alpha = (m - m_new).exp()  # rescales what was summed under the old max
             return m_new, l * alpha + p.rowsum(), acc * alpha + p @ v
 
         @compute()
         def attention(q_cb, k_cb, v_cb, mask_cb, out_cb):
             for unit in range(core_index(0) * grid[1] + core_index(1), units, cores):
-                unmasked, end = kv_range(unit)
+                diagonal, end = kv_range(unit)
                 with q_cb.wait() as q_blk:
+                    q_scaled = q_blk * scale
                     m = full((q_chunk, 1), NEG_INF)
                     l = zeros((q_chunk, 1))
                     acc = zeros((q_chunk, head_dim))
-                    for _ in range(unmasked):
+                    for _ in range(diagonal):
                         with k_cb.wait() as k_blk, v_cb.wait() as v_blk:
-                            m, l, acc = online_softmax(q_blk, k_blk, v_blk, m, l, acc)
+                            m, l, acc = online_softmax(q_scaled, k_blk, v_blk, m, l, acc)
                     if causal:
-                        for _ in range(unmasked, end):
+                        for _ in range(diagonal, end):
                             with k_cb.wait() as k_blk, v_cb.wait() as v_blk, mask_cb.wait() as mask:
-                                m, l, acc = online_softmax(q_blk, k_blk, v_blk, m, l, acc, mask)
+                                m, l, acc = online_softmax(q_scaled, k_blk, v_blk, m, l, acc, mask)
                 with out_cb.reserve() as o:
                     o.store(acc / l)
 
         @datamovement()
         def reader(q_cb, k_cb, v_cb, mask_cb, out_cb):
             for unit in range(core_index(0) * grid[1] + core_index(1), units, cores):
-                unmasked, end = kv_range(unit)
-                kv_row = (unit // q_chunks) * (seq_len // TILE)
+                diagonal, end = kv_range(unit)
+                kv_first = (unit // q_chunks) * (seq_len // TILE)  # this head's first K/V tile row
                 with q_cb.reserve() as blk:
                     dma(q_acc[unit * qt, 0], blk).wait()
                 for j in range(end):
                     with k_cb.reserve() as blk:
-                        dma(k_acc[kv_row + j * kt, 0], blk).wait()
+                        dma(k_acc[kv_first + j * kt, 0], blk).wait()
                     with v_cb.reserve() as blk:
-                        dma(v_acc[kv_row + j * kt, 0], blk).wait()
-                if causal:
-                    for j in range(unmasked, end):
+                        dma(v_acc[kv_first + j * kt, 0], blk).wait()
+                    if causal and j >= diagonal:
                         with mask_cb.reserve() as blk:
                             dma(mask_acc[0, kt - 1 + j * kt - (unit % q_chunks) * qt], blk).wait()
 
@@ -110,43 +126,178 @@ def flash_attention_kernel(grid, q_chunk, k_chunk, head_dim, causal, fp32_dest_a
 
 
 def causal_mask_band(q_chunk: int, k_chunk: int) -> torch.Tensor:
-    """Additive masks of every diagonal block as one band: element (r, c) of block (i, j)
-    is band[r, c + (k_chunk - 32) + j·k_chunk - i·q_chunk], −inf where the key's
-    position j·k_chunk + c is past the query's i·q_chunk + r."""
+    """The additive masks of all diagonal blocks as one band: the mask of Q chunk i and
+    K chunk j is the block at column k_chunk − 32 + j·k_chunk − i·q_chunk, and
+    band[r, c] is −inf where key c − (k_chunk − 32) lies past query r."""
     offset = k_chunk - TILE
-    width = offset + q_chunk - TILE + k_chunk
     rows = torch.arange(q_chunk).unsqueeze(1)
-    cols = torch.arange(width).unsqueeze(0) - offset
-    band = torch.zeros(q_chunk, width)
-    band[cols > rows] = NEG_INF
-    return band.to(torch.bfloat16)
+    keys = torch.arange(offset + q_chunk - TILE + k_chunk).unsqueeze(0) - offset
+    return torch.zeros(rows.shape[0], keys.shape[1]).masked_fill(keys > rows, NEG_INF).to(
+        torch.bfloat16
+    )
+
+
+# ------------------------------------------------------------------ host side
+
+DEVICE_GRID = (8, 10)
+"""A Wormhole chip's Tensix array (rows, cols); an n150 gives kernels 8x8 of it."""
+N150_CORES = 64
+L1_CB_BYTES = (1464 - 100) * 1024
+"""L1 per core for CBs: 1464 KiB less the 100 KiB the emulator (like the firmware)
+keeps (lib/device.h)."""
+MAX_CBS = 32
+PEAK_FLOP_PER_CYCLE = {"LoFi": 4096, "HiFi2": 2048, "HiFi3": 1365, "HiFi4": 1024}
+"""Per core (shared/reference/tensix.md: 8x16 x 16x16 per cycle per fidelity phase)."""
+CHUNK_CANDIDATES = (256, 128, 64, 32)
+
+
+@dataclass
+class FlashAttention:
+    """One compiled FlashAttention: the artifact and the choices it was built with."""
+
+    shape: tuple[int, int, int, int]  # (batch, heads, seq_len, head_dim)
+    causal: bool
+    scale: float
+    q_chunk: int
+    k_chunk: int
+    grid: tuple[int, int]
+    artifact: object  # ttlang.driver.Artifact
+    compile_seconds: float  # Python -> C++ (0 when it came from the cache)
+
+    @property
+    def flops(self) -> int:
+        """4·B·H·S²·D (two matmuls), halved when causal: the work attention needs, not
+        what the kernel spends on masked-out scores."""
+        batch, heads, seq_len, head_dim = self.shape
+        return 4 * batch * heads * seq_len * seq_len * head_dim // (2 if self.causal else 1)
+
+    def run(self, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
+        batch, heads, seq_len, head_dim = self.shape
+        rows = batch * heads * seq_len
+        q2, k2, v2 = (t.to(torch.bfloat16).reshape(rows, head_dim).contiguous() for t in (q, k, v))
+        out = torch.zeros(rows, head_dim, dtype=torch.bfloat16)
+        self.artifact.run([q2, k2, v2, _mask(self.causal, self.q_chunk, self.k_chunk), out])
+        return out.reshape(self.shape)
+
+    def perf_summary(self) -> str:
+        """Modeled time of the last run, its TFLOP/s and share of the n150 8x8 peak."""
+        report = self.artifact.perf()
+        seconds = report.cycles / report.clock_hz
+        peak = N150_CORES * PEAK_FLOP_PER_CYCLE[report.math_fidelity] * report.clock_hz
+        tflops = self.flops / seconds / 1e12
+        return (
+            f"{report.cycles} cycles = {seconds * 1e6:.1f} us at 1 GHz, {tflops:.2f} TFLOP/s = "
+            f"{100e12 * tflops / peak:.1f}% of the n150 8x8 {report.math_fidelity} peak "
+            f"({peak / 1e12:.0f} TFLOP/s)"
+        )
+
+
+def _mask(causal: bool, q_chunk: int, k_chunk: int) -> torch.Tensor:
+    if causal:
+        return causal_mask_band(q_chunk, k_chunk)
+    return torch.zeros(TILE, TILE, dtype=torch.bfloat16)
+
+
+def compile_flash_attention(
+    shape, *, causal=False, scale=None, q_chunk=None, k_chunk=None, grid=(8, 8), fp32_dest_acc=False
+) -> FlashAttention:
+    """Compiles FlashAttention for q, k, v of `shape` [B, H, S, D]. Chunk sizes left as
+    None are the largest that fit L1 (a Q chunk small enough to give every core a
+    unit, when S allows); an explicit choice that cannot work raises ValueError."""
+    batch, heads, seq_len, head_dim = shape
+    grid = tuple(grid)
+    _check_shape(shape, grid)
+    scale = 1.0 / math.sqrt(head_dim) if scale is None else float(scale)
+    units_wanted = grid[0] * grid[1]
+    q_options = _chunk_options("q_chunk", q_chunk, seq_len)
+    if q_chunk is None:  # largest Q chunk that still gives every core a unit
+        busy = [c for c in q_options if batch * heads * (seq_len // c) >= units_wanted]
+        q_options = busy + [c for c in q_options if c not in busy]
+    k_options = _chunk_options("k_chunk", k_chunk, seq_len)
+    failures = []
+    for q_size in q_options:
+        for k_size in k_options:
+            kernel = flash_attention_kernel(grid, q_size, k_size, head_dim, causal, fp32_dest_acc)
+            start = time.perf_counter()
+            specs = _specs(shape, causal, q_size, k_size)
+            artifact = kernel.compile(*specs, seq_len=seq_len, scale=scale)
+            seconds = time.perf_counter() - start
+            problem = _resource_problem(artifact.program)
+            if problem is None:
+                return FlashAttention(
+                    shape, causal, scale, q_size, k_size, grid, artifact, seconds
+                )
+            failures.append(f"q_chunk={q_size}, k_chunk={k_size}: {problem}")
+    raise ValueError("no chunk sizes fit a core: " + "; ".join(failures))
 
 
 def flash_attention(
     q, k, v, *, causal=False, scale=None, q_chunk=None, k_chunk=None, grid=(8, 8), fp32_dest_acc=False
 ) -> torch.Tensor:
-    batch, heads, seq_len, head_dim = q.shape
-    scale = 1.0 / math.sqrt(head_dim) if scale is None else scale
-    q_chunk = q_chunk or 64
-    k_chunk = k_chunk or 64
-    kernel = flash_attention_kernel(tuple(grid), q_chunk, k_chunk, head_dim, causal, fp32_dest_acc)
+    """softmax(scale · q kᵀ [+ causal mask]) v for q, k, v of shape [B, H, S, D] (bf16; S
+    and D multiples of 32), on the emulator. scale defaults to 1/sqrt(D)."""
+    if not (q.shape == k.shape == v.shape):
+        raise ValueError(f"q, k and v must have one shape, got {tuple(q.shape)}, {tuple(k.shape)}, {tuple(v.shape)}")
+    compiled = compile_flash_attention(
+        tuple(q.shape), causal=causal, scale=scale, q_chunk=q_chunk, k_chunk=k_chunk,
+        grid=grid, fp32_dest_acc=fp32_dest_acc,
+    )
+    return compiled.run(q, k, v)
+
+
+def _check_shape(shape, grid) -> None:
+    if len(shape) != 4:
+        raise ValueError(f"q, k, v are [batch, heads, seq_len, head_dim], got shape {tuple(shape)}")
+    if shape[2] % TILE or shape[3] % TILE:
+        raise ValueError(f"seq_len and head_dim must be multiples of {TILE}, got {shape[2]} and {shape[3]}")
+    rows, cols = grid
+    if not (1 <= rows <= DEVICE_GRID[0] and 1 <= cols <= DEVICE_GRID[1]):
+        raise ValueError(f"grid {grid} does not fit the {DEVICE_GRID[0]}x{DEVICE_GRID[1]} Tensix array")
+
+
+def _chunk_options(name: str, chunk: int | None, seq_len: int) -> list[int]:
+    if chunk is None:
+        return [c for c in CHUNK_CANDIDATES if seq_len % c == 0]
+    if chunk <= 0 or chunk % TILE or seq_len % chunk:
+        raise ValueError(f"{name}={chunk} must be a positive multiple of {TILE} dividing seq_len={seq_len}")
+    return [chunk]
+
+
+def _specs(shape, causal: bool, q_chunk: int, k_chunk: int) -> list[TensorSpec]:
+    batch, heads, seq_len, head_dim = shape
     rows = batch * heads * seq_len
-    q2, k2, v2 = (t.reshape(rows, head_dim).contiguous() for t in (q, k, v))
-    mask = causal_mask_band(q_chunk, k_chunk) if causal else torch.zeros(TILE, TILE, dtype=torch.bfloat16)
-    out = torch.zeros(rows, head_dim, dtype=torch.bfloat16)
-    kernel(q2, k2, v2, mask, out, seq_len=seq_len, scale=float(scale))
-    return out.reshape(batch, heads, seq_len, head_dim)
+    mask_shape = tuple(_mask(causal, q_chunk, k_chunk).shape)
+    return [TensorSpec((rows, head_dim))] * 3 + [TensorSpec(mask_shape), TensorSpec((rows, head_dim))]
+
+
+def _resource_problem(program) -> str | None:
+    """Why the program's CBs do not fit a core, or None."""
+    used = sum(cb.num_pages * cb.page_size for cb in program.cbs)
+    if len(program.cbs) > MAX_CBS:
+        return f"needs {len(program.cbs)} CBs, a core has {MAX_CBS}"
+    if used > L1_CB_BYTES:
+        return f"needs {used // 1024} KiB of CBs, a core has {L1_CB_BYTES // 1024} KiB of L1 for them"
+    return None
 
 
 def main() -> None:
-    torch.manual_seed(0)
-    q, k, v = (torch.randn(1, 2, 128, 64, dtype=torch.bfloat16) for _ in range(3))
+    shape = (1, 8, 512, 64)
+    generator = torch.Generator().manual_seed(0)
+    q, k, v = (torch.randn(shape, generator=generator).to(torch.bfloat16) for _ in range(3))
     for causal in (False, True):
-        out = flash_attention(q, k, v, causal=causal, grid=(2, 2))
+        compiled = compile_flash_attention(shape, causal=causal)
+        out = compiled.run(q, k, v).float()
         expected = torch.nn.functional.scaled_dot_product_attention(
             q.float(), k.float(), v.float(), is_causal=causal
         )
-        print(causal, (out.float() - expected).abs().max().item())
+        pcc = torch.corrcoef(torch.stack([out.flatten(), expected.flatten()]))[0, 1].item()
+        error = (out - expected).abs().max().item()
+        print(
+            f"FlashAttention {'causal' if causal else 'non-causal'} {list(shape)}, "
+            f"q_chunk {compiled.q_chunk}, k_chunk {compiled.k_chunk}, grid "
+            f"{compiled.grid[0]}x{compiled.grid[1]}: PCC {pcc:.6f}, max abs error {error:.4f} "
+            f"vs torch SDPA\n  modeled: {compiled.perf_summary()}"
+        )
 
 
 if __name__ == "__main__":

@@ -531,6 +531,8 @@ class ThreadCompiler:
         self.is_compute = thread.kind == "compute"
         self.frames = [_Frame(source, {}, depth=0)]
         self.block: IRBlock | None = None
+        self.entry_block: IRBlock | None = None  # the thread region's block
+        self.reduce_scalers: dict[TileType, Block] = {}
         self.depth = 0  # nesting of scf regions (loops, run-time branches)
         self.outstanding: list[Acquisition] = []  # waits/reserves not yet popped/pushed
         self.nodes: list[ast.AST] = []  # statements and expressions being compiled
@@ -554,6 +556,27 @@ class ThreadCompiler:
         self.block.add_op(op)
         return op
 
+    def reduce_scaler(self, tile_type: TileType) -> Block:
+        """The tile of ones reductions scale by: filled once at the thread's entry and
+        shared by all its reductions, loops included (tt-metal's kernels also make the
+        scaler tile once)."""
+        if tile_type not in self.reduce_scalers:
+            entry = self.entry_block
+            anchor = entry.first_op
+
+            def emit_at_entry(op: Operation) -> Operation:
+                if self.nodes:
+                    op.location = _file_line_col(self.source.location(self.nodes[-1]))
+                if anchor is None:
+                    entry.add_op(op)
+                else:
+                    entry.insert_op_before(op, anchor)
+                return op
+
+            ones = operators.fill(emit_at_entry, 1.0, (TILE, TILE), tile_type)
+            self.reduce_scalers[tile_type] = ones
+        return self.reduce_scalers[tile_type]
+
     def error(self, node: ast.AST, message: str, hint: str | None = None) -> NoReturn:
         raise self.source.error(node, message, hint)
 
@@ -566,7 +589,7 @@ class ThreadCompiler:
         return self.emit(arith.ConstantOp(IntegerAttr(value, IndexType()))).results[0]
 
     def compile(self, region_block: IRBlock) -> None:
-        self.block = region_block
+        self.block = self.entry_block = region_block
         tensors = self.kernel.tensors
         scope = self.frame.scope
         for position, parameter in enumerate(self.source.tree.args.args):
@@ -1211,7 +1234,7 @@ class ThreadCompiler:
         if name == "transpose":
             return operators.transpose(self.emit, block)
         if name in operators.REDUCTIONS:
-            return operators.reduce(self.emit, name, block)
+            return operators.reduce(self.emit, name, block, self.reduce_scaler(block.tile_type))
         return operators.unary(self.emit, name, block)
 
     def store(self, destination: Block, value: object) -> None:

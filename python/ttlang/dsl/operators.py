@@ -367,9 +367,9 @@ def fill(emit: Emit, value: Scalar, shape: tuple[int, ...], tile_type: TileType)
     )
 
 
-def reduce(emit: Emit, method: str, block: Block) -> Block:
+def reduce(emit: Emit, method: str, block: Block, scaler: Block) -> Block:
     """`block.rowsum()` etc.: (..., R, C) -> (..., R, 1) for row reductions,
-    (..., 1, C) for column ones; the scaler is a filled tile of ones. Reducing a
+    (..., 1, C) for column ones; `scaler` is a (32, 32) block of ones. Reducing a
     reduction's other axis gives a (1, 1) scalar."""
     tile_op, dim = REDUCTIONS[method]
     rank = len(block.shape)
@@ -380,7 +380,6 @@ def reduce(emit: Emit, method: str, block: Block) -> Block:
             f"(a multiple of {TILE}); the block is {format_shape(block.shape)}",
             "this axis was already reduced; reduce the other one, or broadcast first",
         )
-    scaler = fill(emit, 1.0, (TILE, TILE), block.tile_type)
     shape = tuple(1 if axis == reduced_axis else e for axis, e in enumerate(block.shape))
     dims = [AffineExpr.dimension(i) for i in range(rank)]
     result_exprs = tuple(

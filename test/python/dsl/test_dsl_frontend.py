@@ -137,6 +137,22 @@ def test_fill_needs_tile_multiples_or_one():
         compute_kernel(body).frontend_module(TILE, TILE)
 
 
+def test_reductions_share_one_scaler_filled_at_thread_entry():
+    def body(x_cb: CircularBuffer, out_cb: CircularBuffer):
+        for i in range(2):
+            with x_cb.wait() as blk, out_cb.reserve() as o:
+                o.store(blk - blk.rowmax() + blk.rowsum())
+
+    module = compute_kernel(body).frontend_module(TILE, TILE)
+    (fill,) = ops_named(module, "d2m.tile_fill")
+    scaler = fill.parent_op()
+    (loop,) = [op for op in module.walk() if isinstance(op, scf.ForOp)]
+    assert scaler.parent_block() is loop.parent_block()
+    reductions = [op for op in module.walk() if op.name in ("d2m.tile_reduce_max", "d2m.tile_reduce_sum")]
+    assert len(reductions) == 2
+    assert all(r.parent_op().operands[1] is scaler.results[0] for r in reductions)
+
+
 def test_with_and_explicit_pop_release_twice():
     def body(x_cb: CircularBuffer, out_cb: CircularBuffer):
         with x_cb.wait() as blk:
