@@ -91,6 +91,7 @@ Device::Device(const DeviceConfig& config) : config_(config), noc_(config.rows *
                                             l1_region_ + static_cast<size_t>(index) * kL1Bytes));
     cores_.back()->dst().configure(config.fp32_dest_acc_en, config.dst_full_sync_en);
   }
+  math_lanes_ = std::make_unique<MathLanes>(MathLanes::default_threads(), count);
   g_active_device = this;
   set_error_context([this] { return context_label(); });
 }
@@ -234,7 +235,7 @@ void Device::run() {
   install_crash_handlers();
   for (;;) {
     if (scheduler_.run()) {
-      math_lanes_.drain();
+      math_lanes_->drain_all();
       return;
     }
     bool woken = false;

@@ -65,7 +65,7 @@ class Device {
   const DeviceConfig& config() const { return config_; }
   Scheduler& scheduler() { return scheduler_; }
   NocTiming& noc() { return noc_; }
-  MathLanes& math_lanes() { return math_lanes_; }
+  MathLanes& math_lanes() { return *math_lanes_; }
   KernelThread& thread();
   Core& core_at_noc(uint32_t x, uint32_t y, const char* call);
   Core& core(int index) { return *cores_[index]; }
@@ -81,7 +81,7 @@ class Device {
   Scheduler scheduler_;
   Dram dram_;
   NocTiming noc_;
-  MathLanes math_lanes_{MathLanes::default_threads()};
+  std::unique_ptr<MathLanes> math_lanes_;
   uint8_t* l1_region_ = nullptr;
   size_t l1_region_bytes_ = 0;
   std::vector<std::unique_ptr<Core>> cores_;

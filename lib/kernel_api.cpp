@@ -26,7 +26,7 @@ Core& compute_core(const char* call, bool drain = true) {
   KernelThread& thread = device().thread();
   if (thread.kind != ThreadKind::Compute)
     fail(std::string(call) + " is a compute API call, made from a data-movement kernel");
-  if (drain) device().math_lanes().drain();
+  if (drain) device().math_lanes().drain(thread.core->index());
   return *thread.core;
 }
 
@@ -123,7 +123,7 @@ void cb_wait_front(uint32_t cb, uint32_t num_pages) {
   scheduler().advance(cost::kCbCall);
 }
 void cb_pop_front(uint32_t cb, uint32_t num_pages) {
-  device().math_lanes().drain();  // pending matmuls may read the popped pages
+  device().math_lanes().drain(device().thread().core->index());  // pending matmuls may read the popped pages
   scheduler().advance(cost::kCbCall);
   device().thread().core->cb(cb, "cb_pop_front").pop_front(scheduler(), num_pages, scheduler().now());
 }
@@ -180,7 +180,9 @@ void tile_regs_acquire() {
   scheduler().advance(cost::kTileRegsSync);
 }
 void tile_regs_commit() {
-  compute_core("tile_regs_commit").dst().commit();
+  Core& core = compute_core("tile_regs_commit", false);
+  core.dst().commit();
+  device().math_lanes().seal(core.index());  // the section's matmuls may start
   scheduler().advance(cost::kTileRegsSync);
   device().thread().committed_at = scheduler().now();
 }
@@ -236,7 +238,7 @@ void matmul_tiles(uint32_t cb0, uint32_t cb1, uint32_t tile0, uint32_t tile1, ui
   in1.check_holds_tiles("matmul_tiles");
   MatmulJob job{in0.front_page(tile0, "matmul_tiles"), in1.front_page(tile1, "matmul_tiles"), in0.pops(), in1.pops(),
                 in0.format(), in1.format(), transpose_b, core.dst().rounds_to_bf16(), out};
-  device().math_lanes().submit(static_cast<uint32_t>(core.index()) * 16 + dst, job);
+  device().math_lanes().submit(core.index(), dst, job);
   core.dst().mark_written(dst);
   core.add_flops(2ull * kTileRows * kTileCols * kTileCols);
   scheduler().advance(matmul_tile_cycles(device().config().math_fidelity));

@@ -11,7 +11,7 @@ namespace ttemu {
 
 namespace {
 // About 100 microseconds of polling before a helper sleeps.
-constexpr int kHelperPolls = 1 << 12;
+constexpr int kHelperPolls = 1 << 15;
 
 inline void cpu_relax() {
 #if defined(__x86_64__) || defined(__i386__)
@@ -63,9 +63,11 @@ int MathLanes::default_threads() {
   return static_cast<int>(std::clamp(std::thread::hardware_concurrency(), 1u, 8u));
 }
 
-MathLanes::MathLanes(int threads) {
+MathLanes::MathLanes(int threads, int cores)
+    : inline_(threads <= 1), open_(cores), open_index_(cores), unfinished_(new std::atomic<int>[cores]) {
   static std::atomic<uint64_t> instances{0};
   instance_ = ++instances << 48;
+  for (int core = 0; core < cores; ++core) unfinished_[core] = 0;
   for (int i = 1; i < threads; ++i) helpers_.emplace_back([this] { helper_loop(); });
 }
 
@@ -78,71 +80,78 @@ MathLanes::~MathLanes() {
   for (std::thread& helper : helpers_) helper.join();
 }
 
-void MathLanes::submit(uint32_t chain, const MatmulJob& submitted) {
+void MathLanes::submit(int core, uint32_t tile, const MatmulJob& submitted) {
   MatmulJob job = submitted;
   job.a_version |= instance_;
   job.b_version |= instance_;
-  if (helpers_.empty()) {
+  if (inline_) {
     run_matmul_job(job);
     return;
   }
-  auto [found, added] = chain_of_.emplace(chain, chains_.size());
-  if (added) chains_.emplace_back();
-  chains_[found->second].push_back(job);
-}
-
-void MathLanes::run_chains() {
-  for (;;) {
-    size_t chain;
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      if (!draining_ || next_chain_ >= chains_.size()) return;
-      chain = next_chain_++;
-    }
-    for (const MatmulJob& job : chains_[chain]) run_matmul_job(job);
-    unfinished_.fetch_sub(1, std::memory_order_acq_rel);
+  std::vector<int>& index = open_index_[core];
+  if (index.size() <= tile) index.resize(tile + 1, -1);
+  if (index[tile] < 0) {
+    index[tile] = static_cast<int>(open_[core].size());
+    open_[core].push_back(Chain{core, {}});
+    unfinished_[core].fetch_add(1, std::memory_order_relaxed);
   }
+  open_[core][index[tile]].jobs.push_back(job);
 }
 
-void MathLanes::drain() {
-  if (chains_.empty()) return;
+void MathLanes::seal(int core) {
+  if (inline_ || open_[core].empty()) return;
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    draining_ = true;
-    next_chain_ = 0;
-    unfinished_.store(chains_.size(), std::memory_order_release);
-    ++drains_;
-    drains_started_.store(drains_, std::memory_order_release);
+    for (Chain& chain : open_[core]) sealed_.push_back(std::move(chain));
+    sealed_count_.store(sealed_.size(), std::memory_order_release);
   }
   wake_.notify_all();
-  run_chains();
-  // Only chains a helper already started remain.
-  for (int polls = 0; unfinished_.load(std::memory_order_acquire) != 0; ++polls) {
-    if (polls < 4096)
+  open_[core].clear();
+  open_index_[core].clear();
+}
+
+bool MathLanes::run_one_chain() {
+  Chain chain;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (sealed_.empty()) return false;
+    chain = std::move(sealed_.front());
+    sealed_.pop_front();
+    sealed_count_.store(sealed_.size(), std::memory_order_release);
+  }
+  for (const MatmulJob& job : chain.jobs) run_matmul_job(job);
+  unfinished_[chain.core].fetch_sub(1, std::memory_order_acq_rel);
+  return true;
+}
+
+void MathLanes::drain(int core) {
+  if (inline_) return;
+  seal(core);
+  // Run sealed chains (this core's or others') until a helper holds the last of ours.
+  for (int polls = 0; unfinished_[core].load(std::memory_order_acquire) != 0;) {
+    if (run_one_chain()) continue;
+    if (++polls < 4096)
       cpu_relax();
     else
       std::this_thread::yield();
   }
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    draining_ = false;
-  }
-  chains_.clear();
-  chain_of_.clear();
+}
+
+void MathLanes::drain_all() {
+  for (size_t core = 0; core < open_.size(); ++core) drain(static_cast<int>(core));
 }
 
 void MathLanes::helper_loop() {
-  uint64_t joined = 0;
   for (;;) {
-    for (int polls = 0; polls < kHelperPolls && drains_started_.load(std::memory_order_acquire) == joined; ++polls)
+    for (int polls = 0; polls < kHelperPolls && sealed_count_.load(std::memory_order_acquire) == 0; ++polls)
       cpu_relax();
     {
       std::unique_lock<std::mutex> lock(mutex_);
-      wake_.wait(lock, [&] { return stopping_ || (draining_ && drains_ != joined); });
+      wake_.wait(lock, [&] { return stopping_ || !sealed_.empty(); });
       if (stopping_) return;
-      joined = drains_;
     }
-    run_chains();
+    while (run_one_chain()) {
+    }
   }
 }
 

@@ -2,22 +2,23 @@
 //
 // matmul_tiles is most of an emulated matmul's host time. Instead of computing it at
 // the call, the kernel API submits a job and keeps going. Jobs accumulating into the
-// same DST tile form a chain that runs in submission order on one thread, so every
-// tile's accumulations happen in program order and results are bit-identical to
-// running inline; the virtual clocks never depend on host timing. At drain() the
-// calling thread and the helper threads take whole chains until none is left (the
-// caller never waits for a helper that is not running, only for a chain a helper has
-// started). The kernel API drains before anything else reads or writes DST and before
-// the compute thread pops a CB (the jobs read its pages), so kernels never observe a
-// pending job.
+// same DST tile of a core form a chain that one thread runs in submission order, so
+// every tile's accumulations happen in program order and the results are bit-identical
+// to running inline; the virtual clocks never depend on host timing.
+// A core's chains may start once its math section is committed (seal: no more jobs
+// can join them); helper threads run sealed chains in the background while the
+// emulation goes on. The kernel API waits for a core's chains (drain) before anything
+// else on that core reads or writes DST and before a CB of that core is popped (the
+// jobs read its pages), so kernels never observe a pending job.
 #pragma once
 
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <deque>
+#include <memory>
 #include <mutex>
 #include <thread>
-#include <unordered_map>
 #include <vector>
 
 #include "ttemu/kernel_bridge.h"
@@ -44,36 +45,41 @@ void run_matmul_job(const MatmulJob& job);
 
 class MathLanes {
  public:
-  // `threads` host threads in all, counting the caller's (1: no helpers).
-  explicit MathLanes(int threads);
+  // `threads` host threads in all, counting the caller's (1: jobs run at submit).
+  MathLanes(int threads, int cores);
   ~MathLanes();
   MathLanes(const MathLanes&) = delete;
   MathLanes& operator=(const MathLanes&) = delete;
 
-  // Jobs with equal `chain` (one per DST tile) run in submission order.
-  void submit(uint32_t chain, const MatmulJob& job);
-  // Runs every submitted job to completion.
-  void drain();
+  // A job of `core` into its DST tile `tile`.
+  void submit(int core, uint32_t tile, const MatmulJob& job);
+  // The core's submitted jobs are complete chains: threads may start them.
+  void seal(int core);
+  // Returns when every job the core submitted has run (the caller helps).
+  void drain(int core);
+  void drain_all();
 
   // Threads to use: $TTEMU_THREADS if set, else the host's CPUs (at most 8).
   static int default_threads();
 
  private:
+  struct Chain {
+    int core = 0;
+    std::vector<MatmulJob> jobs;
+  };
   void helper_loop();
-  // Takes and runs chains of the current drain until none is left.
-  void run_chains();
+  // Runs one sealed chain if there is one; returns whether it did.
+  bool run_one_chain();
 
-  std::vector<std::vector<MatmulJob>> chains_;
-  std::unordered_map<uint32_t, size_t> chain_of_;
+  bool inline_ = false;
+  // Per core, its open chains by DST tile (the emulation thread's only).
+  std::vector<std::vector<Chain>> open_;
+  std::vector<std::vector<int>> open_index_;
+  std::unique_ptr<std::atomic<int>[]> unfinished_;  // per core: submitted, not yet run
   std::mutex mutex_;
   std::condition_variable wake_;
-  bool draining_ = false;  // guarded by mutex_
-  size_t next_chain_ = 0;  // guarded by mutex_
-  uint64_t drains_ = 0;    // guarded by mutex_: helpers join each drain once
-  // drains_, readable without the lock: helpers poll it briefly before sleeping,
-  // since drains come every few microseconds during a matmul.
-  std::atomic<uint64_t> drains_started_{0};
-  std::atomic<size_t> unfinished_{0};
+  std::deque<Chain> sealed_;  // guarded by mutex_
+  std::atomic<size_t> sealed_count_{0};
   bool stopping_ = false;  // guarded by mutex_
   std::vector<std::thread> helpers_;
   // Distinguishes this device's pages from an earlier device's at the same addresses
