@@ -15,7 +15,7 @@ $(STAMP): pyproject.toml
 	@touch $@
 
 demo: $(STAMP)
-	$(BIN)/python examples/demo.py
+	$(BIN)/python examples/flash_attention.py
 
 test: test-emulator test-lit test-pytest
 

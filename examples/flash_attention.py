@@ -37,7 +37,6 @@ from ttlang import (
     pykernel_gen,
     zeros,
 )
-from ttlang.target.program import tile_size_bytes
 
 TILE = 32
 NEG_INF = float("-inf")
@@ -222,12 +221,19 @@ def compile_flash_attention(
             specs = _specs(shape, causal, q_size, k_size)
             artifact = kernel.compile(*specs, seq_len=seq_len, scale=scale)
             seconds = time.perf_counter() - start
-            problem = _resource_problem(artifact.program)
-            if problem is None:
+            if len(artifact.program.cbs) > MAX_CBS:  # the same for every chunk size
+                raise ValueError(
+                    f"the kernel needs {len(artifact.program.cbs)} CBs, a core has {MAX_CBS}"
+                )
+            l1_bytes = sum(cb.num_pages * cb.page_size for cb in artifact.program.cbs)
+            if l1_bytes <= L1_CB_BYTES:
                 return FlashAttention(
                     shape, causal, scale, q_size, k_size, grid, artifact, seconds
                 )
-            failures.append(f"q_chunk={q_size}, k_chunk={k_size}: {problem}")
+            failures.append(
+                f"q_chunk={q_size}, k_chunk={k_size}: needs {l1_bytes // 1024} KiB of CBs, "
+                f"a core has {L1_CB_BYTES // 1024} KiB of L1 for them"
+            )
     raise ValueError("no chunk sizes fit a core: " + "; ".join(failures))
 
 
@@ -268,16 +274,6 @@ def _specs(shape, causal: bool, q_chunk: int, k_chunk: int) -> list[TensorSpec]:
     rows = batch * heads * seq_len
     mask_shape = tuple(_mask(causal, q_chunk, k_chunk).shape)
     return [TensorSpec((rows, head_dim))] * 3 + [TensorSpec(mask_shape), TensorSpec((rows, head_dim))]
-
-
-def _resource_problem(program) -> str | None:
-    """Why the program's CBs do not fit a core, or None."""
-    used = sum(cb.num_pages * cb.page_size for cb in program.cbs)
-    if len(program.cbs) > MAX_CBS:
-        return f"needs {len(program.cbs)} CBs, a core has {MAX_CBS}"
-    if used > L1_CB_BYTES:
-        return f"needs {used // 1024} KiB of CBs, a core has {L1_CB_BYTES // 1024} KiB of L1 for them"
-    return None
 
 
 def main() -> None:

@@ -1,0 +1,113 @@
+"""FlashAttention (examples/flash_attention.py) against torch's scaled_dot_product_attention.
+
+A lean covering set rather than the cartesian product: every head size, sequence
+length, masking, batch·heads count, DST mode and grid appears, with several chunk
+sizes (equal and unequal, defaults and explicit), the 2048-long sequence once.
+"""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+MIN_PCC = 0.999
+MAX_ABS = 0.03
+"""Outputs are averages of v rows (|o| < ~3 for unit normal inputs): 0.03 is two bf16
+ulps at 2. The kernel keeps P, the running sum and the accumulator in bf16 CBs (even
+with an fp32 DST, the values are packed to bf16 between operators) and uses the
+approximate exp (relative error < 3.5e-3), as tt-metal's SDPA does."""
+
+CASES = [
+    # (batch, heads, seq_len, head_dim), causal, q_chunk, k_chunk, grid, fp32_dest_acc
+    pytest.param((1, 1, 128, 64), False, None, None, (1, 1), False, id="s128-d64-bh1-1x1"),
+    pytest.param((1, 1, 128, 128), True, 32, 64, (1, 1), True, id="s128-d128-causal-q32k64-1x1-fp32"),
+    pytest.param((2, 4, 512, 64), True, None, None, (8, 8), False, id="s512-d64-bh8-causal-8x8"),
+    pytest.param((1, 8, 512, 128), False, 64, 128, (8, 8), True, id="s512-d128-bh8-q64k128-8x8-fp32"),
+    pytest.param((1, 1, 512, 64), False, 128, 32, (8, 10), False, id="s512-d64-q128k32-8x10"),
+    pytest.param((1, 8, 2048, 128), True, None, None, (8, 8), False, id="s2048-d128-bh8-causal-8x8"),
+]
+
+
+def random_inputs(shape, seed: int):
+    generator = torch.Generator().manual_seed(seed)
+    return [torch.randn(shape, generator=generator).to(torch.bfloat16) for _ in range(3)]
+
+
+def pcc(actual: torch.Tensor, expected: torch.Tensor) -> float:
+    a, b = actual.double().flatten(), expected.double().flatten()
+    return torch.corrcoef(torch.stack([a, b]))[0, 1].item()
+
+
+@pytest.mark.parametrize("shape, causal, q_chunk, k_chunk, grid, fp32_dest_acc", CASES)
+def test_matches_torch_sdpa(fa, shape, causal, q_chunk, k_chunk, grid, fp32_dest_acc):
+    q, k, v = random_inputs(shape, seed=sum(shape))
+    out = fa.flash_attention(
+        q, k, v, causal=causal, q_chunk=q_chunk, k_chunk=k_chunk, grid=grid, fp32_dest_acc=fp32_dest_acc
+    )
+    expected = torch.nn.functional.scaled_dot_product_attention(
+        q.float(), k.float(), v.float(), is_causal=causal
+    )
+    assert out.shape == expected.shape and out.dtype == torch.bfloat16
+    error = (out.double() - expected.double()).abs().max().item()
+    correlation = pcc(out, expected)
+    assert correlation >= MIN_PCC, f"PCC {correlation:.6f} < {MIN_PCC}"
+    assert error <= MAX_ABS, f"max abs error {error:.4g} > {MAX_ABS}"
+
+
+def test_explicit_scale(fa):
+    shape = (1, 2, 128, 64)
+    q, k, v = random_inputs(shape, seed=7)
+    out = fa.flash_attention(q, k, v, scale=0.3, grid=(1, 2))
+    expected = torch.nn.functional.scaled_dot_product_attention(q.float(), k.float(), v.float(), scale=0.3)
+    assert pcc(out, expected) >= MIN_PCC
+    assert (out.double() - expected.double()).abs().max().item() <= MAX_ABS
+
+
+def test_default_chunks_give_every_core_a_unit(fa):
+    """S = 512 over 8 heads on 8x8: 64-row Q chunks make exactly one unit per core."""
+    compiled = fa.compile_flash_attention((1, 8, 512, 64), grid=(8, 8))
+    assert compiled.q_chunk == 64
+
+
+def test_causal_mask_band(fa):
+    """Each diagonal block's mask, cut from the band at the reader's column, is the
+    causal mask of that block."""
+    q_chunk, k_chunk, seq_len = 64, 96, 192
+    band = fa.causal_mask_band(q_chunk, k_chunk)
+    full = torch.zeros(seq_len, seq_len).masked_fill(
+        torch.ones(seq_len, seq_len, dtype=torch.bool).triu(1), float("-inf")
+    )
+    for i in range(seq_len // q_chunk):
+        for j in range(seq_len // k_chunk):
+            rows, cols = slice(i * q_chunk, (i + 1) * q_chunk), slice(j * k_chunk, (j + 1) * k_chunk)
+            diagonal = j * k_chunk < (i + 1) * q_chunk and (j + 1) * k_chunk > i * q_chunk
+            if not diagonal:
+                continue
+            start = k_chunk - 32 + j * k_chunk - i * q_chunk
+            assert torch.equal(band[:, start : start + k_chunk].float(), full[rows, cols])
+
+
+@pytest.mark.parametrize(
+    "options, message",
+    [
+        ({"q_chunk": 48}, r"q_chunk=48 must be a positive multiple of 32 dividing seq_len=256"),
+        ({"k_chunk": 512}, r"k_chunk=512 must be a positive multiple of 32 dividing seq_len=256"),
+        ({"grid": (9, 8)}, r"grid \(9, 8\) does not fit the 8x10 Tensix array"),
+    ],
+)
+def test_bad_choices_are_named(fa, options, message):
+    with pytest.raises(ValueError, match=message):
+        fa.compile_flash_attention((1, 1, 256, 64), **options)
+
+
+def test_chunks_too_big_for_l1(fa):
+    with pytest.raises(ValueError, match=r"q_chunk=512, k_chunk=512: needs \d+ KiB of CBs, a core has 1364 KiB"):
+        fa.compile_flash_attention((1, 1, 512, 128), q_chunk=512, k_chunk=512, grid=(1, 1))
+
+
+def test_bad_shapes(fa):
+    with pytest.raises(ValueError, match="seq_len and head_dim must be multiples of 32"):
+        fa.compile_flash_attention((1, 1, 100, 64))
+    q = torch.zeros(1, 1, 128, 64, dtype=torch.bfloat16)
+    with pytest.raises(ValueError, match="q, k and v must have one shape"):
+        fa.flash_attention(q, q[:, :, :64], q)
