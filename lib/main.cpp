@@ -10,10 +10,10 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: ttemu-run <work dir>\n");
     return ttemu::kExitSetupError;
   }
-  std::unique_ptr<ttemu::Device> device = ttemu::load_program(argv[1]);
+  ttemu::LoadedProgram program = ttemu::load_program(argv[1]);
   auto start = std::chrono::steady_clock::now();
-  device->run();
+  program.device->run();
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  ttemu::save_results(*device, argv[1], seconds);
+  ttemu::save_results(program, argv[1], seconds);
   return 0;
 }

@@ -45,25 +45,13 @@ void (*load_kernel(const std::string& path, const std::string& name))() {
   return reinterpret_cast<void (*)()>(entry);
 }
 
-struct BufferFile {
-  std::string name;
-  int index;
-  bool is_input;
-  bool is_output;
-};
-
-std::vector<BufferFile>& buffer_files() {
-  static std::vector<BufferFile> files;
-  return files;
-}
-
 std::string buffer_path(const std::string& work_dir, int index, const char* suffix) {
   return work_dir + "/buffer" + std::to_string(index) + suffix;
 }
 
 }  // namespace
 
-std::unique_ptr<Device> load_program(const std::string& work_dir) {
+LoadedProgram load_program(const std::string& work_dir) {
   std::ifstream file(work_dir + "/program.txt");
   if (!file) fail_setup("cannot read " + work_dir + "/program.txt");
   std::vector<std::vector<std::string>> lines;
@@ -87,7 +75,8 @@ std::unique_ptr<Device> load_program(const std::string& work_dir) {
       config.dst_full_sync_en = tokens[4] == "1";
     }
   }
-  auto device = std::make_unique<Device>(config);
+  LoadedProgram program{std::make_unique<Device>(config), {}};
+  Device* device = program.device.get();
   std::map<std::string, uint32_t> buffer_addresses;
   for (size_t n = 0; n < lines.size(); ++n) {
     const auto& tokens = lines[n];
@@ -102,14 +91,13 @@ std::unique_ptr<Device> load_program(const std::string& work_dir) {
       const std::string& name = tokens[2];
       uint32_t num_pages = std::stoul(tokens[4]);
       buffer_addresses[name] = device->add_buffer(name, parse_format(tokens[3], line_number), num_pages);
-      BufferFile buffer{name, index, tokens[5] == "1", tokens[6] == "1"};
-      if (buffer.is_input) {
+      if (tokens[5] == "1") {
         std::ifstream input(buffer_path(work_dir, index, ".in"), std::ios::binary);
         auto& data = device->dram().find(name)->data;
         if (!input.read(reinterpret_cast<char*>(data.data()), static_cast<std::streamsize>(data.size())))
           fail_setup("cannot read the input data of buffer '" + name + "'");
       }
-      buffer_files().push_back(buffer);
+      if (tokens[6] == "1") program.outputs.emplace_back(name, index);
     } else if (directive == "semaphores") {
       std::vector<uint32_t> values;
       for (size_t i = 1; i < tokens.size(); ++i) values.push_back(std::stoul(tokens[i]));
@@ -137,18 +125,17 @@ std::unique_ptr<Device> load_program(const std::string& work_dir) {
       fail_setup("program.txt line " + std::to_string(line_number) + " is not understood: " + raw_lines[n]);
     }
   }
-  return device;
+  return program;
 }
 
-void save_results(Device& device, const std::string& work_dir, double host_seconds) {
-  for (const BufferFile& buffer : buffer_files()) {
-    if (!buffer.is_output) continue;
-    const auto& data = device.dram().find(buffer.name)->data;
-    std::ofstream output(buffer_path(work_dir, buffer.index, ".out"), std::ios::binary);
+void save_results(const LoadedProgram& program, const std::string& work_dir, double host_seconds) {
+  for (const auto& [name, index] : program.outputs) {
+    const auto& data = program.device->dram().find(name)->data;
+    std::ofstream output(buffer_path(work_dir, index, ".out"), std::ios::binary);
     output.write(reinterpret_cast<const char*>(data.data()), static_cast<std::streamsize>(data.size()));
-    if (!output) fail_setup("cannot write the output of buffer '" + buffer.name + "'");
+    if (!output) fail_setup("cannot write the output of buffer '" + name + "'");
   }
-  std::string report = device.report_json();
+  std::string report = program.device->report_json();
   // Append the host time as the last field of the JSON object.
   size_t close = report.rfind('}');
   report.insert(close, ", \"host_seconds\": " + std::to_string(host_seconds) + "\n");

@@ -13,14 +13,22 @@
 
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "device.h"
 
 namespace ttemu {
 
+struct LoadedProgram {
+  std::unique_ptr<Device> device;
+  // Output buffers: name and the index that names their file.
+  std::vector<std::pair<std::string, int>> outputs;
+};
+
 // Builds a device from <work_dir>/program.txt, loads its kernels and input buffers.
-std::unique_ptr<Device> load_program(const std::string& work_dir);
+LoadedProgram load_program(const std::string& work_dir);
 // Writes output buffers and report.json (with the host seconds the run took).
-void save_results(Device& device, const std::string& work_dir, double host_seconds);
+void save_results(const LoadedProgram& program, const std::string& work_dir, double host_seconds);
 
 }  // namespace ttemu
