@@ -62,11 +62,21 @@ def flash_attention_kernel(grid, q_chunk, k_chunk, head_dim, causal, fp32_dest_a
         q_chunks, kv_chunks = seq_len // q_chunk, seq_len // k_chunk
         units, cores = q.shape[0] // q_chunk, grid[0] * grid[1]
 
-        def kv_range(unit):
-            """K/V chunks Q chunk `unit` attends to: [0, diagonal) whole, [diagonal, end) masked."""
+        def chunk_of(unit):
+            """The Q chunk (row block of q and out, over all heads) of a core's `unit`th
+            unit. Units are dealt round-robin; causal rounds alternate direction, so a
+            core's short rows of the triangle pair with long ones, as in tt-metal."""
+            if not causal or units < 2 * cores:
+                return unit
+            deal = unit // cores
+            backwards = (deal % 2) * (1 - deal // (units // cores))  # odd, complete rounds
+            return unit + backwards * (cores - 1 - 2 * (unit % cores))
+
+        def kv_range(chunk):
+            """K/V chunks Q chunk `chunk` attends to: [0, diagonal) whole, [diagonal, end) masked."""
             if not causal:
                 return kv_chunks, kv_chunks
-            first_row = (unit % q_chunks) * q_chunk
+            first_row = (chunk % q_chunks) * q_chunk
             return first_row // k_chunk, (first_row + q_chunk + k_chunk - 1) // k_chunk
 
         def online_softmax(q, k, v, m, l, acc, mask=None):
@@ -81,7 +91,7 @@ def flash_attention_kernel(grid, q_chunk, k_chunk, head_dim, causal, fp32_dest_a
         @compute()
         def attention(q_cb, k_cb, v_cb, mask_cb, out_cb):
             for unit in range(core_index(0) * grid[1] + core_index(1), units, cores):
-                diagonal, end = kv_range(unit)
+                diagonal, end = kv_range(chunk_of(unit))
                 with q_cb.wait() as q_blk:
                     q_scaled = q_blk * scale
                     m = full((q_chunk, 1), NEG_INF)
@@ -100,24 +110,26 @@ def flash_attention_kernel(grid, q_chunk, k_chunk, head_dim, causal, fp32_dest_a
         @datamovement()
         def reader(q_cb, k_cb, v_cb, mask_cb, out_cb):
             for unit in range(core_index(0) * grid[1] + core_index(1), units, cores):
-                diagonal, end = kv_range(unit)
-                kv_first = (unit // q_chunks) * (seq_len // TILE)  # this head's first K/V tile row
+                chunk = chunk_of(unit)
+                diagonal, end = kv_range(chunk)
+                kv_first = (chunk // q_chunks) * (seq_len // TILE)  # its head's first K/V tile row
                 with q_cb.reserve() as blk:
-                    dma(q_acc[unit * qt, 0], blk).wait()
+                    dma(q_acc[chunk * qt, 0], blk).wait()
                 for j in range(end):
-                    with k_cb.reserve() as blk:
-                        dma(k_acc[kv_first + j * kt, 0], blk).wait()
-                    with v_cb.reserve() as blk:
-                        dma(v_acc[kv_first + j * kt, 0], blk).wait()
+                    with k_cb.reserve() as k_blk, v_cb.reserve() as v_blk:
+                        k_read = dma(k_acc[kv_first + j * kt, 0], k_blk)
+                        v_read = dma(v_acc[kv_first + j * kt, 0], v_blk)
+                        k_read.wait()
+                        v_read.wait()
                     if causal and j >= diagonal:
                         with mask_cb.reserve() as blk:
-                            dma(mask_acc[0, kt - 1 + j * kt - (unit % q_chunks) * qt], blk).wait()
+                            dma(mask_acc[0, kt - 1 + j * kt - (chunk % q_chunks) * qt], blk).wait()
 
         @datamovement()
         def writer(q_cb, k_cb, v_cb, mask_cb, out_cb):
             for unit in range(core_index(0) * grid[1] + core_index(1), units, cores):
                 with out_cb.wait() as blk:
-                    dma(blk, out_acc[unit * qt, 0]).wait()
+                    dma(blk, out_acc[chunk_of(unit) * qt, 0]).wait()
 
         return Program(attention, reader, writer)(q, k, v, mask, out)
 
@@ -207,9 +219,10 @@ def compile_flash_attention(
     grid = tuple(grid)
     _check_shape(shape, grid)
     scale = 1.0 / math.sqrt(head_dim) if scale is None else float(scale)
-    units_wanted = grid[0] * grid[1]
+    # Every core gets a unit; causal: two, a short and a long row of the triangle.
+    units_wanted = grid[0] * grid[1] * (2 if causal else 1)
     q_options = _chunk_options("q_chunk", q_chunk, seq_len)
-    if q_chunk is None:  # largest Q chunk that still gives every core a unit
+    if q_chunk is None:  # the largest Q chunk that still makes units_wanted units
         busy = [c for c in q_options if batch * heads * (seq_len // c) >= units_wanted]
         q_options = busy + [c for c in q_options if c not in busy]
     k_options = _chunk_options("k_chunk", k_chunk, seq_len)
