@@ -33,14 +33,15 @@ from ttlang.transforms.diagnostics import PassError
 
 DEFAULT_PIPELINE: tuple[str, ...] = (
     "d2m-bufferize",
+    "d2m-memref-provenance",
     "d2m-lower-to-loops",
     "convert-d2m-to-ttkernel",
     "canonicalize",
     "cse",
     "convert-ttkernel-to-emitc",
 )
-"""docs/pipeline.md stages 3, 7, 8 and 9 (fusion, provenance, subblocking and DST
-allocation join as their passes land)."""
+"""docs/pipeline.md stages 3, 4, 7, 8 and 9 (fusion, subblocking and DST allocation
+join as their passes land)."""
 
 FRONTEND_STAGE = "frontend"
 

@@ -21,6 +21,7 @@ _PASSES: dict[str, tuple[str, str]] = {
     "canonicalize": ("xdsl.transforms.canonicalize", "CanonicalizePass"),
     "cse": ("xdsl.transforms.common_subexpression_elimination", "CommonSubexpressionElimination"),
     "d2m-bufferize": ("ttlang.transforms.d2m_bufferize", "D2MBufferize"),
+    "d2m-memref-provenance": ("ttlang.transforms.d2m_memref_provenance", "D2MMemrefProvenance"),
     "d2m-lower-to-loops": ("ttlang.transforms.d2m_lower_to_loops", "D2MLowerToLoops"),
     "convert-d2m-to-ttkernel": ("ttlang.conversion.d2m_to_ttkernel", "ConvertD2MToTTKernel"),
     "convert-ttkernel-to-emitc": ("ttlang.conversion.ttkernel_to_emitc", "ConvertTTKernelToEmitCPass"),

@@ -1,14 +1,15 @@
-"""d2m-bufferize: the compute thread's tensors become L1 memrefs (CB blocks).
+"""d2m-bufferize: the compute thread's tensors become L1 memrefs.
 
-After this pass no tensor is left in a compute region: `d2m.wait`/`d2m.reserve` return
-their CB's L1 block, and every `linalg.generic` reads and writes such blocks.
+After this pass no tensor is left in a compute region. `d2m.wait`/`d2m.reserve`
+return their CB's L1 block, and every `linalg.generic` writes a block:
 
-- A generic whose only use is `d2m.store` into a block reserved before it writes that
-  block directly (the store disappears).
-- Any other generic result is a temporary: it gets a compute-local CB of one block
-  (`d2m.local_cb`) that the compute thread produces (reserve, generic, push) and then
-  consumes (wait ... pop after the last use).
-- A `d2m.store` of a value that is already a block copies it with an identity generic.
+- a generic whose only use is `d2m.store` into a block reserved before it writes that
+  block directly (the store disappears: no copy);
+- any other generic result is a temporary: it gets an intermediate buffer,
+  `memref.alloc() : memref<..., #ttcore.memory_space<l1>>`, that
+  d2m-memref-provenance then binds to a compute-local CB;
+- a `d2m.store` of a value that is already a block copies it with an identity generic
+  (the only copies this pass makes: the stored block lives in another CB).
 
 Before:
 
@@ -21,23 +22,20 @@ Before:
 
 After:
 
-    %tmp_cb = d2m.local_cb : !d2m.cb<memref<1x1x!ttcore.tile<32x32, bf16>, #l1>, 1>
     %l = d2m.wait %lhs_cb : !d2m.cb<...> -> memref<1x1x!ttcore.tile<32x32, bf16>, #l1>
     %o = d2m.reserve %out_cb : !d2m.cb<...> -> memref<1x1x!ttcore.tile<32x32, bf16>, #l1>
-    %t = d2m.reserve %tmp_cb : ... -> memref<...>
-    linalg.generic {...} ins(%l : memref<...>) outs(%t : memref<...>) {exp}
-    d2m.push %tmp_cb
-    %x = d2m.wait %tmp_cb : ... -> memref<...>
+    %x = memref.alloc() : memref<1x1x!ttcore.tile<32x32, bf16>, #l1>
+    linalg.generic {...} ins(%l : memref<...>) outs(%x : memref<...>) {exp}
     linalg.generic {...} ins(%x : memref<...>) outs(%o : memref<...>) {recip}
-    d2m.pop %tmp_cb
 
-A block carried by a loop (`scf.for` iter_args, e.g. `acc = acc + a @ b`) streams
-through a compute-local CB of two blocks: the init is stored into it before the loop;
-each iteration waits for the current value, reserves the next block, stores the
-yielded value there, pushes it and pops the old one; after the loop the result is
-waited for (and popped after its last use). This first step rewrites the loop on
-tensors, so that the generics producing the carried values then write straight into
-the CB like any stored value:
+A block carried by a loop (`scf.for` iter_args, e.g. `acc = acc + a @ b`) is held in a
+compute-local CB of two blocks, the current value at its front and the next one at
+its back (ping-pong without copies): the init is stored into it before the loop; each
+iteration waits for the current value, reserves the next block, stores the yielded
+value there, pushes it and pops the old one; after the loop the result is waited for
+(and popped after its last use). This first step rewrites the loop on tensors, so that
+the generic producing a carried value then writes straight into the CB like any
+stored value:
 
     %acc = scf.for %k = ... iter_args(%a = %zeros) -> tensor<...> {
       %p = linalg.generic ... ins(%x, %y) ... {tile_matmul}
@@ -56,8 +54,12 @@ becomes (before bufferization proper)
     }
     %acc = d2m.wait %carry_cb ... d2m.pop %carry_cb (after the last use)
 
+A yielded value that is also used inside the iteration is computed into an
+intermediate buffer and copied into the next block: the unpacker reads only a CB's
+front, and the front still holds the current value.
+
 Fails (PassError) on a generic whose init is not `tensor.empty` (accumulating into an
-existing value), on loops carrying both blocks and other values, and on generics with
+existing value), on loops carrying values that are not blocks, and on generics with
 several outputs.
 """
 
@@ -66,11 +68,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import scf, tensor
+from xdsl.dialects import memref, scf, tensor
 from xdsl.dialects.builtin import AffineMapAttr, MemRefType, ModuleOp, TensorType
 from xdsl.dialects.linalg import attrs as linalg_attrs
 from xdsl.dialects.linalg import ops as linalg
-from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineMap
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
@@ -80,14 +82,11 @@ from xdsl.pattern_rewriter import (
     RewritePattern,
     op_type_rewrite_pattern,
 )
-from xdsl.rewriter import InsertPoint
+from xdsl.rewriter import InsertPoint, Rewriter
 
 from ttlang.dialects import d2m
 from ttlang.dialects.ttcore import MemorySpace, MemorySpaceAttr
 from ttlang.transforms.diagnostics import PassError
-
-LOCAL_CB_BUFFERS = 1
-"""A temporary is produced and consumed by the same thread, so one block suffices."""
 
 CARRY_CB_BUFFERS = 2
 """A loop-carried block needs the current value and the next one at once."""
@@ -128,7 +127,7 @@ def _defined_before(value: SSAValue, op: Operation) -> bool:
     return anchor is not None and owner.is_before_in_block(anchor)
 
 
-def _last_user(value: SSAValue, block: Block, default: Operation) -> Operation:
+def last_user(value: SSAValue, block: Block, default: Operation) -> Operation:
     """The op of `block` that is or holds the last use of `value` (`default` if unused)."""
     users = [_ancestor_in_block(use.operation, block) for use in value.uses]
     return max(
@@ -138,24 +137,25 @@ def _last_user(value: SSAValue, block: Block, default: Operation) -> Operation:
     )
 
 
-def declare_local_cb(
-    rewriter: PatternRewriter, anchor: Operation, block_type: Attribute, buffers: int
-) -> SSAValue:
-    """A new compute-local CB of `buffers` blocks shaped like the tensor type
-    `block_type`, declared at the entry of `anchor`'s compute region after the local CBs
-    declared so far (their order is their CB id order)."""
-    assert isinstance(block_type, TensorType)
-    entry = compute_entry(anchor)
-    assert entry is not None
-    memref_type = MemRefType(
-        block_type.get_element_type(),
-        block_type.get_shape(),
+def l1_block_type(tensor_type: TensorType) -> MemRefType:
+    """The L1 block memref holding a value of `tensor_type`."""
+    return MemRefType(
+        tensor_type.get_element_type(),
+        tensor_type.get_shape(),
         memory_space=MemorySpaceAttr(MemorySpace.L1),
     )
-    local_cb = d2m.LocalCBOp(d2m.CBType(memref_type, buffers))
+
+
+def declare_local_cb(anchor: Operation, block_type: MemRefType, buffers: int) -> SSAValue:
+    """A new compute-local CB of `buffers` blocks of `block_type`, declared at the entry
+    of `anchor`'s compute region after the local CBs declared so far (their order is
+    their CB id order)."""
+    entry = compute_entry(anchor)
+    assert entry is not None
+    local_cb = d2m.LocalCBOp(d2m.CBType(block_type, buffers))
     declared = [op for op in entry.ops if isinstance(op, d2m.LocalCBOp)]
     where = InsertPoint.after(declared[-1]) if declared else InsertPoint.at_start(entry)
-    rewriter.insert(local_cb, where)
+    Rewriter.insert_op(local_cb, where)
     return local_cb.result
 
 
@@ -207,7 +207,7 @@ class StreamLoopCarriedBlocks(RewritePattern):
         assert isinstance(yield_op, scf.YieldOp)
         cbs: list[SSAValue] = []
         for init, carried, yielded in zip(op.iter_args, body.args[1:], yield_op.operands):
-            cb = declare_local_cb(rewriter, op, carried.type, CARRY_CB_BUFFERS)
+            cb = declare_local_cb(op, l1_block_type(carried.type), CARRY_CB_BUFFERS)
             cbs.append(cb)
             # Reserve before the init is computed, so that it is computed in place.
             init_owner = init.owner
@@ -235,9 +235,9 @@ class StreamLoopCarriedBlocks(RewritePattern):
         )
         for result, cb in zip(op.results, cbs):
             final = rewriter.insert(d2m.WaitOp(cb, result.type), InsertPoint.before(op))
-            last_user = _last_user(result, block, final)
+            final_user = last_user(result, block, final)
             rewriter.replace_all_uses_with(result, final.result)
-            rewriter.insert(d2m.PopOp(cb), InsertPoint.after(last_user))
+            rewriter.insert(d2m.PopOp(cb), InsertPoint.after(final_user))
         rewriter.erase(op)
 
 
@@ -252,7 +252,7 @@ class BufferizeCBBlock(RewritePattern):
 
 class BufferizeGeneric(RewritePattern):
     """A linalg.generic on tensors -> on memrefs, writing the block its result is stored
-    into, or a temporary in a local CB."""
+    into, or an intermediate buffer."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: linalg.GenericOp, rewriter: PatternRewriter) -> None:
@@ -275,18 +275,12 @@ class BufferizeGeneric(RewritePattern):
             rewriter.erase(store)
             rewriter.replace(op, _memref_generic(op, store.dst), [None])
             return
-        result = op.res[0]
-        cb = declare_local_cb(rewriter, op, result.type, LOCAL_CB_BUFFERS)
-        block_type = _cb_block_type(cb)
-        reserve = rewriter.insert(d2m.ReserveOp(cb, block_type), InsertPoint.before(op))
-        rewriter.insert(_memref_generic(op, reserve.result), InsertPoint.before(op))
-        rewriter.insert(d2m.PushOp(cb), InsertPoint.before(op))
-        wait = rewriter.insert(d2m.WaitOp(cb, block_type), InsertPoint.before(op))
-        block = op.parent_block()
-        assert block is not None
-        last_user = _last_user(result, block, op)
-        rewriter.insert(d2m.PopOp(cb), InsertPoint.after(last_user))
-        rewriter.replace(op, [], [wait.result])
+        result_type = op.res[0].type
+        assert isinstance(result_type, TensorType)
+        buffer = rewriter.insert(
+            memref.AllocOp([], [], l1_block_type(result_type)), InsertPoint.before(op)
+        )
+        rewriter.replace(op, _memref_generic(op, buffer.memref), [buffer.memref])
 
 
 def _sole_store(op: linalg.GenericOp) -> d2m.StoreOp | None:
