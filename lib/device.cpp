@@ -81,8 +81,14 @@ Device::Device(const DeviceConfig& config) : config_(config), noc_(config.rows *
   int count = config.rows * config.cols;
   // Kernels hold L1 addresses in uint32_t, as on hardware: map L1 below 4 GiB.
   l1_region_bytes_ = static_cast<size_t>(count) * kL1Bytes;
+#ifdef MAP_32BIT
   void* region = mmap(nullptr, l1_region_bytes_, PROT_READ | PROT_WRITE,
                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT | MAP_NORESERVE, -1, 0);
+#else
+  // No MAP_32BIT outside x86-64: ask for an address hint in the low 4 GiB.
+  void* region = mmap(reinterpret_cast<void*>(uintptr_t{1} << 30), l1_region_bytes_, PROT_READ | PROT_WRITE,
+                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+#endif
   if (region == MAP_FAILED || reinterpret_cast<uintptr_t>(region) + l1_region_bytes_ > (1ull << 32))
     fail_setup("cannot map L1 memory below 4 GiB");
   l1_region_ = static_cast<uint8_t*>(region);
