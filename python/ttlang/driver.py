@@ -32,16 +32,18 @@ from ttlang.target.program_builder import build_program
 from ttlang.transforms.diagnostics import PassError
 
 DEFAULT_PIPELINE: tuple[str, ...] = (
+    "d2m-elementwise-fusion",
     "d2m-bufferize",
     "d2m-memref-provenance",
+    "d2m-tile-subblock",
+    "d2m-dst-allocate",
     "d2m-lower-to-loops",
     "convert-d2m-to-ttkernel",
     "canonicalize",
     "cse",
     "convert-ttkernel-to-emitc",
 )
-"""docs/pipeline.md stages 3, 4, 7, 8 and 9 (fusion, subblocking and DST allocation
-join as their passes land)."""
+"""docs/pipeline.md stages 2 to 9, in order."""
 
 FRONTEND_STAGE = "frontend"
 

@@ -38,10 +38,16 @@ Rewrites:
 - Tiles: `memref.store (memref.load %cb_block[..]), %dst[s]` -> `copy_tile`;
   `memref.store %r, %dst[s]` of a tile op -> the kernel-API call computing `%r` into
   slot `s`, with CB operands and tile indices taken from the loads that feed it
-  (tables `_SFPU_UNARY`, `_SCALAR`, `_FPU_BINARY`, `_FPU_BROADCAST`, `_SFPU_BINARY`);
+  (tables `_SFPU_UNARY`, `_SCALAR`, `_FPU_BINARY`, `_FPU_BROADCAST`, `_SFPU_BINARY`):
+  add/sub/mul with both operands in CBs is the FPU form, with one in DST and one in a
+  CB `binary_dest_reuse_tiles` (the DST operand's slot takes the result), with both in
+  DST the SFPU form; a `d2m.tile_copy` of a DST tile is `binary_max_tile(s, s, d)`
+  (max(x, x) = x exactly; the kernel API has no DST-to-DST copy);
   `memref.store (memref.load %dst[s]), %cb_block[..]` -> `pack_tile`.
-- Each compute call is preceded by its init when the previous init differs; inits
-  that are the same on every path through a loop are hoisted out of it.
+- Each compute call is preceded by its init when the previous init differs (so an op
+  gets its init again after an op of another kind); inits that are the same on every
+  path through a loop are hoisted out of it; after a reduction, `reduce_uninit` comes
+  before the next init of another kind.
 - `arith`/`scf` on `index` -> the same on `i32` (the kernel API's `uint32_t`).
 
 Before (compute region, one output tile):
@@ -95,6 +101,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from ttlang.dialects import d2m, ttkernel
 from ttlang.dialects.ttcore import MemorySpace, TileType
 from ttlang.target.compute_config import COMPUTE_CONFIG_ATTR
+from ttlang.transforms.analysis.provenance import CBBlock, DstRegister, memref_origin
 from ttlang.transforms.diagnostics import PassError
 
 PROGRAM_ATTR = "ttlang.program"
@@ -213,15 +220,6 @@ class DstTile:
     slot: SSAValue
 
 
-@dataclass(frozen=True)
-class CBBlock:
-    """A block of the CB `cb` (the d2m value), taken from its front or its back."""
-
-    cb: SSAValue
-    front: bool  # d2m.wait (front, read pointer) or d2m.reserve (back, write pointer)
-    block_type: MemRefType
-
-
 @dataclass
 class _KernelBuilder:
     """Translates one thread region into the body of one kernel function."""
@@ -233,7 +231,6 @@ class _KernelBuilder:
     body: Block = field(default_factory=Block)
     values: dict[SSAValue, SSAValue] = field(default_factory=dict)
     cbs: dict[SSAValue, SSAValue] = field(default_factory=dict)  # old CB -> new i32 id
-    blocks: dict[SSAValue, CBBlock] = field(default_factory=dict)
     tiles: dict[SSAValue, CBTile | DstTile] = field(default_factory=dict)
     transfers: dict[SSAValue, bool] = field(default_factory=dict)  # tx -> is a read
     addr_gens: dict[int, SSAValue] = field(default_factory=dict)
@@ -306,6 +303,7 @@ class _KernelBuilder:
             self.body.insert_op_before(op, first)
         hoist_invariant_inits(self.body)
         drop_repeated_inits(self.body)
+        insert_reduce_uninits(self.body)
         return self.body
 
     def _hw_startup(self, region: Region) -> None:
@@ -328,11 +326,9 @@ class _KernelBuilder:
         for op in region.walk():
             if not isinstance(op, memref.StoreOp) or not isinstance(op.value.owner, memref.LoadOp):
                 continue
-            dst, block_op = op.value.owner.memref, op.memref.owner
-            if isinstance(dst.owner, d2m.AcquireDstOp) and isinstance(
-                block_op, d2m.WaitOp | d2m.ReserveOp
-            ):
-                self.pack_cb.setdefault(dst, self.cb(block_op.cb))
+            source, target = memref_origin(op.value.owner.memref), memref_origin(op.memref)
+            if isinstance(source, DstRegister) and isinstance(target, CBBlock):
+                self.pack_cb.setdefault(source.op.result, self.cb(target.cb))
 
     def block(self, block: Block, builder: Builder) -> None:
         for op in block.ops:
@@ -412,7 +408,6 @@ class _KernelBuilder:
         count = self.const(_block_tiles(cb_type.block))
         call = ttkernel.CBWaitFrontOp if front else ttkernel.CBReserveBackOp
         builder.insert(call(self.cb(op.cb), count))
-        self.blocks[op.result] = CBBlock(op.cb, front, cb_type.block)
 
     def cb_hand_off(self, op: d2m.PopOp | d2m.PushOp, builder: Builder) -> None:
         cb_type = op.cb.type
@@ -425,9 +420,8 @@ class _KernelBuilder:
     def dma(self, op: d2m.DMAReadOp | d2m.DMAWriteOp, builder: Builder) -> None:
         reading = isinstance(op, d2m.DMAReadOp)
         l1, dram = (op.dst, op.src) if reading else (op.src, op.dst)
-        if l1 not in self.blocks:
+        if not isinstance(memref_origin(l1), CBBlock):
             raise PassError(op, "moves a block that does not come from d2m.wait or d2m.reserve.")
-        block = self.blocks[l1]
         base = self.block_address(l1, builder)
         generator = self.addr_gen(dram, op)
         dram_type = dram.type
@@ -435,7 +429,9 @@ class _KernelBuilder:
         tile = dram_type.get_element_type()
         assert isinstance(tile, TileType)
         origin = [self.value(index) for index in op.indices]
-        block_shape = block.block_type.get_shape()
+        l1_type = l1.type
+        assert isinstance(l1_type, MemRefType)
+        block_shape = l1_type.get_shape()
         transfer = ttkernel.NocAsyncReadTileOp if reading else ttkernel.NocAsyncWriteTileOp
 
         def per_tile(inner: Builder, ivs: list[SSAValue]) -> None:
@@ -464,12 +460,13 @@ class _KernelBuilder:
     def multicast(self, op: d2m.DMAMulticastOp, builder: Builder) -> None:
         """The block goes to the same address on every other core of the rectangle."""
         for block in (op.src, op.dst):
-            if block not in self.blocks:
+            if not isinstance(memref_origin(block), CBBlock):
                 raise PassError(
                     op, "multicasts a block that does not come from d2m.wait or d2m.reserve."
                 )
         source, target = self.block_address(op.src, builder), self.block_address(op.dst, builder)
-        block_type = self.blocks[op.src].block_type
+        block_type = op.src.type
+        assert isinstance(block_type, MemRefType)
         tile = block_type.get_element_type()
         assert isinstance(tile, TileType)
         size = _i32(builder, _block_tiles(block_type) * tile.size_bytes())
@@ -481,9 +478,10 @@ class _KernelBuilder:
 
     def block_address(self, block: SSAValue, builder: Builder) -> SSAValue:
         """The L1 address of a CB block (read pointer after wait, write pointer after reserve)."""
-        info = self.blocks[block]
-        query = ttkernel.GetReadPtrOp if info.front else ttkernel.GetWritePtrOp
-        return builder.insert(query(self.cb(info.cb))).result
+        origin = memref_origin(block)
+        assert isinstance(origin, CBBlock)
+        query = ttkernel.GetReadPtrOp if origin.is_front else ttkernel.GetWritePtrOp
+        return builder.insert(query(self.cb(origin.cb))).result
 
     def core_rectangle(
         self, corner: Sequence[SSAValue], extent: Sequence[SSAValue], builder: Builder
@@ -571,31 +569,46 @@ class _KernelBuilder:
         builder.insert(call())
 
     def load(self, op: memref.LoadOp, builder: Builder) -> None:
-        if isinstance(op.memref.owner, d2m.AcquireDstOp):
+        origin = memref_origin(op.memref)
+        if isinstance(origin, DstRegister):
             (slot,) = op.indices
             self.tiles[op.res] = DstTile(self.value(slot))
             return
-        block = self.blocks.get(op.memref)
-        if block is None:
+        if not isinstance(origin, CBBlock):
             raise PassError(op, "reads a tile from a memref that is neither DST nor a CB block.")
-        index = _linearize(
-            builder, [self.value(i) for i in op.indices], block.block_type.get_shape()
-        )
-        self.tiles[op.res] = CBTile(self.cb(block.cb), index)
+        if not origin.is_front:
+            raise PassError(
+                op,
+                "reads a tile of a block taken with d2m.reserve; the unpacker reads only a "
+                "CB's front (a block taken with d2m.wait).",
+            )
+        self.tiles[op.res] = CBTile(self.cb(origin.cb), self.tile_index(op.memref, op.indices, builder))
 
     def store(self, op: memref.StoreOp, builder: Builder) -> None:
-        if isinstance(op.memref.owner, d2m.AcquireDstOp):
+        origin = memref_origin(op.memref)
+        if isinstance(origin, DstRegister):
             (slot,) = op.indices
             self.compute_into(op.value, self.value(slot), builder)
             return
-        block = self.blocks.get(op.memref)
         source = self.tiles.get(op.value)
-        if block is None or not isinstance(source, DstTile):
+        if not isinstance(origin, CBBlock) or not isinstance(source, DstTile):
             raise PassError(op, "stores a tile that is not packed from DST into a CB block.")
-        index = _linearize(
-            builder, [self.value(i) for i in op.indices], block.block_type.get_shape()
-        )
-        builder.insert(ttkernel.PackTileOp(source.slot, self.cb(block.cb), index))
+        if origin.is_front:
+            raise PassError(
+                op,
+                "packs a tile into a block taken with d2m.wait; the packer writes only a CB's "
+                "back (a block taken with d2m.reserve).",
+            )
+        index = self.tile_index(op.memref, op.indices, builder)
+        builder.insert(ttkernel.PackTileOp(source.slot, self.cb(origin.cb), index))
+
+    def tile_index(
+        self, block: SSAValue, indices: Sequence[SSAValue], builder: Builder
+    ) -> SSAValue:
+        """The row-major position of tile `indices` in the CB block `block` (an i32)."""
+        block_type = block.type
+        assert isinstance(block_type, MemRefType)
+        return _linearize(builder, [self.value(i) for i in indices], block_type.get_shape())
 
     def out_cb(self, fallback: SSAValue) -> SSAValue:
         return self.section_out_cb if self.section_out_cb is not None else fallback
@@ -636,11 +649,24 @@ class _KernelBuilder:
             bcast_type = _BCAST[bcast.kind.data]
             builder.insert(ttkernel.InitBcastOp(binary, bcast_type, a.cb, b.cb, self.out_cb(a.cb)))
             builder.insert(call(bcast_type, a.cb, b.cb, a.tile, b.tile, dst))
-        elif kind in _FPU_BINARY and isinstance(self.tiles.get(op.operands[0]), CBTile):
+        elif kind in _FPU_BINARY and all(isinstance(self.tiles.get(v), CBTile) for v in op.operands):
             init, call = _FPU_BINARY[kind]
             a, b = (self.operand(v, op, want_cb=True) for v in op.operands)
             builder.insert(init(a.cb, b.cb))
             builder.insert(call(a.cb, b.cb, a.tile, b.tile, dst))
+        elif kind in _FPU_BROADCAST and _dest_reuse(self.tiles, op) is not None:
+            # One operand in DST (overwritten with the result), the other from a CB.
+            reuse, from_cb = _dest_reuse(self.tiles, op)  # type: ignore[misc]
+            binary = _FPU_BROADCAST[kind][0]
+            builder.insert(ttkernel.BinaryDestReuseTilesInitOp(binary, reuse, from_cb.cb))
+            builder.insert(
+                ttkernel.BinaryDestReuseTilesOp(binary, reuse, from_cb.cb, from_cb.tile, dst)
+            )
+        elif isinstance(op, d2m.TileCopyOp):
+            # A DST-to-DST copy: max(x, x) is x exactly (the kernel API has no copy).
+            source = self.operand(op.input, op, want_cb=False)
+            builder.insert(ttkernel.BinaryMaxTileInitOp())
+            builder.insert(ttkernel.BinaryMaxTileOp(source.slot, source.slot, dst))
         elif kind in _SFPU_BINARY:
             init, call = _SFPU_BINARY[kind]
             a, b = (self.operand(v, op, want_cb=False) for v in op.operands)
@@ -677,7 +703,22 @@ class _KernelBuilder:
             raise AssertionError(f"{op.name} is in _TILE_OPS but has no lowering")
 
 
+def _dest_reuse(
+    tiles: dict[SSAValue, CBTile | DstTile], op: Operation
+) -> tuple[ttkernel.ReuseDest, CBTile] | None:
+    """For an add/sub/mul with one operand in DST (the slot the result overwrites, by
+    d2m-dst-allocate) and the other in a CB: which FPU source the DST operand goes to
+    (`srca` when it is the left operand) and the CB operand."""
+    lhs, rhs = (tiles.get(v) for v in op.operands)
+    if isinstance(lhs, DstTile) and isinstance(rhs, CBTile):
+        return ttkernel.ReuseDest.SRCA, rhs
+    if isinstance(lhs, CBTile) and isinstance(rhs, DstTile):
+        return ttkernel.ReuseDest.SRCB, lhs
+    return None
+
+
 _TILE_OPS = (
+    d2m.TileCopyOp,
     d2m.TileAddOp, d2m.TileSubOp, d2m.TileMulOp, d2m.TileDivOp, d2m.TileMaximumOp,
     d2m.TileAddScalarOp, d2m.TileSubScalarOp, d2m.TileRsubScalarOp, d2m.TileMulScalarOp,
     d2m.TileDivScalarOp, d2m.TileExpOp, d2m.TileSqrtOp, d2m.TileRsqrtOp, d2m.TileRecipOp,
@@ -736,7 +777,7 @@ _INIT_OPS = (
     ttkernel.AddBinaryTileInitOp, ttkernel.SubBinaryTileInitOp, ttkernel.MulBinaryTileInitOp,
     ttkernel.DivBinaryTileInitOp, ttkernel.BinaryMaxTileInitOp, ttkernel.ExpTileInitOp,
     ttkernel.SqrtTileInitOp, ttkernel.RsqrtTileInitOp, ttkernel.RecipTileInitOp,
-    ttkernel.NegativeTileInitOp, ttkernel.AbsTileInitOp,
+    ttkernel.NegativeTileInitOp, ttkernel.AbsTileInitOp, ttkernel.BinaryDestReuseTilesInitOp,
 )  # fmt: skip
 
 
@@ -802,6 +843,21 @@ def drop_repeated_inits(
             if _inits_within(op):
                 state = None
     return state
+
+
+def insert_reduce_uninits(block: Block) -> None:
+    """Puts `reduce_uninit` before the first init of another kind that follows a
+    `reduce_init` in program order: a reduction reconfigures the packer, which the
+    other ops need back."""
+    reducing = False
+    for op in list(block.walk()):
+        if isinstance(op, ttkernel.ReduceInitOp):
+            reducing = True
+        elif reducing and isinstance(op, _INIT_OPS):
+            parent = op.parent_block()
+            assert parent is not None
+            parent.insert_op_before(ttkernel.ReduceUninitOp(), op)
+            reducing = False
 
 
 # ----------------------------------------------------------------------- the pass

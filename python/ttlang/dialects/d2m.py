@@ -71,6 +71,7 @@ from xdsl.irdl import (
     traits_def,
     var_operand_def,
     var_region_def,
+    var_result_def,
 )
 from xdsl.irdl.constraints import AttrConstraint, VerificationContext
 from xdsl.parser import AttrParser, Parser
@@ -826,6 +827,41 @@ class TileWhereOp(IRDLOperation):
         super().__init__(operands=[condition, if_true, if_false], result_types=[if_true.type])
 
 
+@irdl_op_definition
+class TileCopyOp(_TileUnaryOp):
+    """`input` copied into a DST slot of its own: `copy_tile` when `input` is read from
+    a CB, a DST-to-DST copy when it already is in DST. d2m-dst-allocate inserts it
+    wherever a tile must be in DST and is not (or must survive an in-place op)."""
+
+    name = "d2m.tile_copy"
+
+
+@irdl_op_definition
+class DstSpillOp(IRDLOperation):
+    """Ends the DST section mid-computation: the DST tiles `values` are packed into the
+    compute-local CB `cb` (one block holding each value for every tile of the
+    subblock) and the section is released; `spilled` are the same tiles, now read from
+    that CB (a later `d2m.tile_copy` reloads one, an FPU op reads it directly).
+    d2m-dst-allocate inserts it when a body needs more DST slots than there are."""
+
+    name = "d2m.dst_spill"
+
+    cb = operand_def(CBType)
+    values = var_operand_def(TileType)
+    spilled = var_result_def(TileType)
+
+    assembly_format = (
+        "$cb `,` $values attr-dict `:` type($cb) `,` type($values) `->` type($spilled)"
+    )
+
+    def __init__(self, cb: SSAValue, values: Sequence[SSAValue]):
+        super().__init__(operands=[cb, list(values)], result_types=[[v.type for v in values]])
+
+    def verify_(self) -> None:
+        if not self.values:
+            raise VerifyException("spills no value; it needs at least one.")
+
+
 # ---------------------------------------------------------------------- DST and DMA
 
 
@@ -1176,6 +1212,8 @@ D2M = Dialect(
         TileBcastOp,
         TileFillOp,
         TileWhereOp,
+        TileCopyOp,
+        DstSpillOp,
         AcquireDstOp,
         CommitDstOp,
         WaitDstOp,

@@ -1,76 +1,77 @@
-"""d2m-lower-to-loops: each bufferized `linalg.generic` becomes loops over its tiles,
-one DST section per output tile.
+"""d2m-lower-to-loops: each DST-allocated `linalg.generic` becomes loops over its
+subblocks, one DST section (tile-regs sync) per subblock.
 
-For every point of the generic's parallel dimensions (an output tile) the pass emits a
-DST section: `d2m.acquire_dst`, then (inside loops over the reduction dimensions, if
-any) the body's tile ops, then `d2m.commit_dst` / `d2m.wait_dst`, the pack of the
-result into the output block and `d2m.release_dst`.
+Input: generics placed by d2m-dst-allocate (`d2m.dst_slots`; body ops carry
+`d2m.dst_slot`, CB tiles reach DST through `d2m.tile_copy`, `d2m.dst_spill` ends a
+section) and, if d2m-tile-subblock split them, `d2m.subblock` (else one subblock is the
+whole block).
 
-Where a tile lives is explicit: `memref.load %block[i, j]` reads a tile from a CB
-block (an operand the engine unpacks from L1), `memref.load %dst[s]` / `memref.store
-%v, %dst[s]` read and write DST slot `s`. Each tile op gets its operands where its
-engine takes them (the table `_FORMS`):
+For every subblock (row-major over the output block) the pass emits one section:
 
-- matmul, reduce: A/B (input/scaler) from CBs, the accumulator in DST; the result
-  stays in the accumulator's slot, so the reduction loop accumulates in DST;
-- transpose, broadcast: input from a CB, result in a new slot;
-- add/sub/mul: both operands from CBs (FPU) when both are CB tiles or the second is a
-  broadcast of a CB tile (left unplaced: the FPU broadcasts while unpacking), else both
-  in DST (SFPU); div, maximum, where: operands in DST (SFPU);
-- unary SFPU ops and scalar ops: operand in DST, result in place;
-- fill: result in a new slot.
+    d2m.acquire_dst                       (math takes DST)
+    accumulator init                      (from the output block, or -inf for a max
+                                           reduction into a fresh block; DST starts at 0)
+    loops over the reduction dimensions:  the accumulating ops (matmul, reduce)
+    the other ops (the epilogue)
+    d2m.commit_dst ; d2m.wait_dst         (math hands DST to the packer)
+    pack of the result tiles into the output block
+    d2m.release_dst
 
-A CB tile needed in DST is copied there (`memref.store (memref.load %block[..]),
-%dst[s]`, which becomes copy_tile). Slots are handed out in order (a later pass,
-d2m-dst-allocate, replaces this with liveness-based allocation). An accumulator whose
-output block was just reserved (its contents undefined) starts from zero, as DST does
-after acquire; a max reduction's starts from -inf.
+Each body op runs over all tiles of the subblock before the next op starts (its own
+loop nest over the subblock), so an op's init is needed once per subblock; the DST
+index of tile `t` (row-major in the subblock) of a value in slot `s` is `s * n + t`,
+`n` the subblock's tile count. A CB tile operand is `memref.load %block[indices]` (the
+engine unpacks it), a DST one `memref.load %dst[index]`, a result `memref.store` into
+DST. A `d2m.tile_copy` of a CB tile becomes such a load stored into DST (copy_tile).
+A broadcast without a slot is left on the add/sub/mul that reads it (the FPU broadcasts
+while unpacking). A `d2m.dst_spill` commits the section, packs its values into a block
+reserved on its CB, releases DST, pushes the block, waits for it and acquires DST
+again; later uses read the spilled tiles from that block; it is popped after the
+section's last pack.
 
-Before (bufferized):
+Before (allocated; 1x2 subblocks of a 2x2 block):
 
-    linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
-        ins(%in : memref<2x2x!tile, #l1>) outs(%out : memref<2x2x!tile, #l1>) {
+    linalg.generic {...} ins(%in : memref<2x2x!tile, #l1>) outs(%out : memref<2x2x!tile, #l1>) {
     ^bb0(%a: !tile, %b: !tile):
-      %e = d2m.tile_exp %a : !tile
+      %c = d2m.tile_copy %a {d2m.dst_slot = 0 : i64} : !tile
+      %e = d2m.tile_exp %c {d2m.dst_slot = 0 : i64} : !tile
       linalg.yield %e : !tile
-    }
+    } {d2m.subblock = array<i64: 1, 2>, d2m.dst_slots = 1 : i64}
 
 After:
 
     scf.for %i = %c0 to %c2 step %c1 {
+      %dst = d2m.acquire_dst : memref<8x!tile, #dst>
       scf.for %j = %c0 to %c2 step %c1 {
-        %dst = d2m.acquire_dst : memref<8x!tile, #dst>
-        %a = memref.load %in[%i, %j] : memref<2x2x!tile, #l1>
-        memref.store %a, %dst[%c0] : memref<8x!tile, #dst>
-        %a_dst = memref.load %dst[%c0] : memref<8x!tile, #dst>
-        %e = d2m.tile_exp %a_dst : !tile
-        memref.store %e, %dst[%c0] : memref<8x!tile, #dst>
-        d2m.commit_dst %dst
-        d2m.wait_dst %dst
-        %r = memref.load %dst[%c0] : memref<8x!tile, #dst>
-        memref.store %r, %out[%i, %j] : memref<2x2x!tile, #l1>
-        d2m.release_dst %dst
+        %x = memref.load %in[%i, %j] ; memref.store %x, %dst[%j]
       }
+      scf.for %j = %c0 to %c2 step %c1 {
+        %x = memref.load %dst[%j] ; %e = d2m.tile_exp %x ; memref.store %e, %dst[%j]
+      }
+      d2m.commit_dst %dst
+      d2m.wait_dst %dst
+      scf.for %j = %c0 to %c2 step %c1 {
+        %r = memref.load %dst[%j] ; memref.store %r, %out[%i, %j]
+      }
+      d2m.release_dst %dst
     }
 
-Fails (PassError) when a section needs more DST slots than the configuration's DST
-capacity, when a tile op needs a CB operand that only exists in DST, when an in-place
-op would overwrite a DST value that is used again, and on indexing maps other than
-dimensions and constants.
+Fails (PassError) on generics not placed by d2m-dst-allocate, on generics that still
+return tensors, and on indexing expressions other than dimensions and constants.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from enum import Enum, auto
+from math import prod
 
 from xdsl.builder import Builder
 from xdsl.context import Context
 from xdsl.dialects import arith, memref, scf
-from xdsl.dialects.builtin import IndexType, MemRefType, ModuleOp
-from xdsl.dialects.linalg.ops import GenericOp, YieldOp
-from xdsl.ir import Block, Operation, SSAValue
+from xdsl.dialects.builtin import IndexType, IntegerAttr, MemRefType, ModuleOp
+from xdsl.dialects.linalg.ops import GenericOp
+from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineMap
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
@@ -84,89 +85,24 @@ from xdsl.rewriter import InsertPoint
 from ttlang.dialects import d2m
 from ttlang.dialects.ttcore import MemorySpace, MemorySpaceAttr, TileType
 from ttlang.target.compute_config import compute_config_of
+from ttlang.transforms.analysis.dst_liveness import (
+    DST_SLOT_ATTR,
+    DST_SLOTS_ATTR,
+    EPILOGUE_ATTR,
+    FORMS,
+    Form,
+    accumulator,
+    body_ops,
+    is_cb_tile,
+    loop_ranges,
+    parallel_dims,
+    subblock_extents,
+    yielded_value,
+)
 from ttlang.transforms.diagnostics import PassError
-
-
-class Form(Enum):
-    """Where a tile op takes its operands and puts its result."""
-
-    ACCUMULATE_FROM_CBS = auto()  # leading operands from CBs, last operand (acc) in DST, in place
-    FROM_CB = auto()  # one operand from a CB, result in a new slot
-    FPU_OR_SFPU_BINARY = auto()  # both from CBs, or both in DST; result in a new slot
-    SFPU = auto()  # every operand in DST, result in a new slot
-    IN_PLACE = auto()  # one operand in DST, result in its slot
-    NEW_TILE = auto()  # no operand, result in a new slot
-
-
-_FORMS: dict[type[Operation], Form] = {
-    d2m.TileMatmulOp: Form.ACCUMULATE_FROM_CBS,
-    d2m.TileReduceSumOp: Form.ACCUMULATE_FROM_CBS,
-    d2m.TileReduceMaxOp: Form.ACCUMULATE_FROM_CBS,
-    d2m.TileTransposeOp: Form.FROM_CB,
-    d2m.TileBcastOp: Form.FROM_CB,
-    d2m.TileAddOp: Form.FPU_OR_SFPU_BINARY,
-    d2m.TileSubOp: Form.FPU_OR_SFPU_BINARY,
-    d2m.TileMulOp: Form.FPU_OR_SFPU_BINARY,
-    d2m.TileDivOp: Form.SFPU,
-    d2m.TileMaximumOp: Form.SFPU,
-    d2m.TileWhereOp: Form.SFPU,
-    d2m.TileExpOp: Form.IN_PLACE,
-    d2m.TileSqrtOp: Form.IN_PLACE,
-    d2m.TileRsqrtOp: Form.IN_PLACE,
-    d2m.TileRecipOp: Form.IN_PLACE,
-    d2m.TileNegOp: Form.IN_PLACE,
-    d2m.TileAbsOp: Form.IN_PLACE,
-    d2m.TileAddScalarOp: Form.IN_PLACE,
-    d2m.TileSubScalarOp: Form.IN_PLACE,
-    d2m.TileRsubScalarOp: Form.IN_PLACE,
-    d2m.TileMulScalarOp: Form.IN_PLACE,
-    d2m.TileDivScalarOp: Form.IN_PLACE,
-    d2m.TileFillOp: Form.NEW_TILE,
-}
 
 MAX_IDENTITY = float("-inf")
 """Where a max reduction into an undefined accumulator starts."""
-
-
-@dataclass(frozen=True)
-class InCB:
-    """A tile of a CB block: `block[indices]`."""
-
-    block: SSAValue
-    indices: tuple[SSAValue, ...]
-
-
-@dataclass(frozen=True)
-class InDst:
-    """A tile in DST slot `slot`."""
-
-    slot: int
-
-
-@dataclass(frozen=True)
-class Broadcast:
-    """`op`, a broadcast of a CB tile, left for the FPU add/sub/mul that reads it: the
-    FPU broadcasts its second operand while unpacking it from the CB."""
-
-    op: d2m.TileBcastOp
-
-
-Location = InCB | InDst | Broadcast
-
-_FPU_BINARY_OPS = (d2m.TileAddOp, d2m.TileSubOp, d2m.TileMulOp)
-
-
-def _feeds_fpu_binary(op: d2m.TileBcastOp) -> bool:
-    """Whether the broadcast's only use is as the second operand of an add/sub/mul."""
-    uses = list(op.result.uses)
-    if len(uses) != 1:
-        return False
-    user = uses[0].operation
-    return (
-        isinstance(user, _FPU_BINARY_OPS)
-        and uses[0].index == 1
-        and user.operands[0] is not op.result
-    )
 
 
 def _index(builder: Builder, value: int) -> SSAValue:
@@ -191,19 +127,6 @@ def _map_indices(
     return tuple(indices)
 
 
-def loop_ranges(op: GenericOp) -> list[int]:
-    """The trip count of each loop dimension of `op`, read off its operands' shapes."""
-    ranges: dict[int, int] = {}
-    for operand, map_attr in zip(op.operands, op.indexing_maps):
-        operand_type = operand.type
-        assert isinstance(operand_type, MemRefType)
-        for expr, extent in zip(map_attr.data.results, operand_type.get_shape()):
-            if isinstance(expr, AffineDimExpr):
-                ranges.setdefault(expr.position, extent)
-    # linalg.generic's verifier guarantees that every dimension indexes some operand.
-    return [ranges[dim] for dim in range(op.indexing_maps.data[0].data.num_dims)]
-
-
 def output_is_undefined(op: GenericOp) -> bool:
     """Whether `op` is the first to touch its output block since it was reserved, so
     the block's contents (the accumulator's initial value) are undefined."""
@@ -223,218 +146,261 @@ def output_is_undefined(op: GenericOp) -> bool:
 
 
 def _emit_loops(
-    builder: Builder, extents: Sequence[int], body: Callable[[Builder, list[SSAValue]], None]
+    builder: Builder,
+    extents: Sequence[int],
+    body: Callable[[Builder, list[SSAValue]], None],
+    steps: Sequence[int] | None = None,
 ) -> None:
-    """Nested `scf.for` loops from 0 to each extent, calling `body` in the innermost."""
+    """Nested `scf.for` loops from 0 to each extent (by `steps`, default 1), calling
+    `body` in the innermost; a dimension with a single iteration gets the constant 0."""
     if not extents:
         body(builder, [])
         return
-    lower = _index(builder, 0)
-    step = _index(builder, 1)
-    upper = _index(builder, extents[0])
+    step = steps[0] if steps else 1
+    rest_steps = steps[1:] if steps else None
+    if extents[0] == step:
+        zero = _index(builder, 0)
+        _emit_loops(builder, extents[1:], lambda b, ivs: body(b, [zero, *ivs]), rest_steps)
+        return
+    lower, upper, step_value = _index(builder, 0), _index(builder, extents[0]), _index(builder, step)
     loop_block = Block(arg_types=[IndexType()])
-    builder.insert(scf.ForOp(lower, upper, step, [], loop_block))
+    builder.insert(scf.ForOp(lower, upper, step_value, [], loop_block))
     inner = Builder(InsertPoint.at_end(loop_block))
-
-    def rest(b: Builder, ivs: list[SSAValue]) -> None:
-        body(b, [loop_block.args[0], *ivs])
-
-    _emit_loops(inner, extents[1:], rest)
+    _emit_loops(
+        inner, extents[1:], lambda b, ivs: body(b, [loop_block.args[0], *ivs]), rest_steps
+    )
     inner.insert(scf.YieldOp())
 
 
+def _slot(op: Operation) -> int | None:
+    attr = op.attributes.get(DST_SLOT_ATTR)
+    return attr.value.data if isinstance(attr, IntegerAttr) else None
+
+
 @dataclass
-class _Section:
-    """One DST section: hands out slots and tracks where each body value lives."""
+class _Subblock:
+    """One DST section over a subblock: where each body value's tiles are."""
 
     generic: GenericOp
     dst: SSAValue
-    capacity: int
-    locations: dict[SSAValue, Location] = field(default_factory=dict)
-    slots_used: int = 0
+    dst_type: MemRefType
+    parallel: list[int]
+    extents: list[int]  # subblock extent per parallel dimension
+    origin: list[SSAValue]  # first output tile of the subblock, per parallel dimension
+    spilled: dict[SSAValue, tuple[SSAValue, int]] = field(default_factory=dict)
+    spill_cbs: list[SSAValue] = field(default_factory=list)
 
-    def new_slot(self) -> int:
-        if self.slots_used == self.capacity:
-            raise PassError(
-                self.generic,
-                f"needs more than {self.capacity} DST tiles for one output tile, but the "
-                f"DST section of this compute configuration holds {self.capacity}.",
-            )
-        self.slots_used += 1
-        return self.slots_used - 1
+    @property
+    def tiles(self) -> int:
+        return prod(self.extents)
 
-    def load_dst(self, builder: Builder, slot: int) -> SSAValue:
-        return builder.insert(memref.LoadOp.get(self.dst, [_index(builder, slot)])).res
+    def per_tile(
+        self,
+        builder: Builder,
+        reduction_ivs: dict[int, SSAValue],
+        body: Callable[[Builder, dict[int, SSAValue], SSAValue], None],
+    ) -> None:
+        """`body(builder, ivs, t)` for each tile of the subblock, row-major: `ivs` are
+        all loop dimensions' values, `t` the tile's position in the subblock."""
 
-    def store_dst(self, builder: Builder, value: SSAValue, slot: int) -> None:
-        builder.insert(memref.StoreOp.get(value, self.dst, [_index(builder, slot)]))
+        def tile(inner: Builder, local: list[SSAValue]) -> None:
+            ivs = dict(reduction_ivs)
+            position: SSAValue | None = None
+            for dim, origin, offset, extent in zip(self.parallel, self.origin, local, self.extents):
+                ivs[dim] = inner.insert(arith.AddiOp(origin, offset)).result
+                if position is None:
+                    position = offset
+                else:
+                    scaled = inner.insert(arith.MuliOp(position, _index(inner, extent))).result
+                    position = inner.insert(arith.AddiOp(scaled, offset)).result
+            body(inner, ivs, position if position is not None else _index(inner, 0))
 
-    def from_cb(self, builder: Builder, value: SSAValue, user: Operation) -> SSAValue:
-        """`value` read from its CB block, for an engine that unpacks it from L1."""
-        location = self.locations[value]
-        if not isinstance(location, InCB):
-            raise PassError(
-                user,
-                "needs an operand from a circular buffer, but it is computed in DST by the "
-                "same generic; split the expression so that the operand is a block.",
-            )
-        return builder.insert(memref.LoadOp.get(location.block, location.indices)).res
+        _emit_loops(builder, self.extents, tile)
 
-    def copy_to_dst(self, builder: Builder, value: SSAValue) -> int:
-        """The slot holding `value`, copying it from its CB (or broadcasting it) into a
-        new slot if needed."""
-        location = self.locations[value]
-        if isinstance(location, InDst):
-            return location.slot
-        if isinstance(location, Broadcast):
-            self.lower(builder, location.op, defer_broadcast=False)
-            return self.copy_to_dst(builder, value)
-        slot = self.new_slot()
-        tile = builder.insert(memref.LoadOp.get(location.block, location.indices)).res
-        self.store_dst(builder, tile, slot)
-        return slot
+    def dst_index(self, builder: Builder, slot: int, t: SSAValue) -> SSAValue:
+        base = _index(builder, slot * self.tiles)
+        return builder.insert(arith.AddiOp(base, t)).result
 
-    def in_dst(self, builder: Builder, value: SSAValue) -> SSAValue:
-        """`value` read from DST (copied there first if it is a CB tile)."""
-        return self.load_dst(builder, self.copy_to_dst(builder, value))
+    def load_dst(self, builder: Builder, slot: int, t: SSAValue) -> SSAValue:
+        return builder.insert(memref.LoadOp.get(self.dst, [self.dst_index(builder, slot, t)])).res
 
-    def broadcast_from_cb(self, builder: Builder, value: SSAValue, user: Operation) -> SSAValue:
-        """The deferred broadcast `value` of a CB tile, for the FPU op `user`."""
-        location = self.locations[value]
-        assert isinstance(location, Broadcast)
-        tile = self.from_cb(builder, location.op.input, user)
-        return builder.insert(location.op.clone(value_mapper={location.op.input: tile})).result
+    def store_dst(self, builder: Builder, value: SSAValue, slot: int, t: SSAValue) -> None:
+        builder.insert(memref.StoreOp.get(value, self.dst, [self.dst_index(builder, slot, t)]))
 
-    def lower(self, builder: Builder, op: Operation, defer_broadcast: bool = True) -> None:
-        """Emits `op` with its operands where its engine takes them; records its result.
-        A broadcast of a CB tile that only feeds an FPU add/sub/mul is deferred to it."""
-        form = _FORMS.get(type(op))
-        if form is None:
-            raise PassError(
-                op, "is not a tile op that d2m-lower-to-loops knows how to place on an engine."
-            )
-        operands = list(op.operands)
-        locations = [self.locations[v] for v in operands]
-        if (
-            defer_broadcast
-            and isinstance(op, d2m.TileBcastOp)
-            and isinstance(locations[0], InCB)
-            and _feeds_fpu_binary(op)
-        ):
-            self.locations[op.result] = Broadcast(op)
+    def operand(
+        self, builder: Builder, value: SSAValue, ivs: dict[int, SSAValue], t: SSAValue
+    ) -> SSAValue:
+        """`value`'s tile for this subblock tile: from its CB block or its DST slot."""
+        generic = self.generic
+        if isinstance(value, BlockArgument) and is_cb_tile(value):
+            indexing_map = generic.indexing_maps.data[value.index].data
+            indices = _map_indices(builder, indexing_map, ivs, generic)
+            return builder.insert(memref.LoadOp.get(generic.inputs[value.index], indices)).res
+        if value in self.spilled:
+            block, row = self.spilled[value]
+            return builder.insert(memref.LoadOp.get(block, [_index(builder, row), t])).res
+        if isinstance(value, BlockArgument):  # the accumulator
+            return self.load_dst(builder, self.accumulator_slot(), t)
+        owner = value.owner
+        assert isinstance(owner, Operation)
+        slot = _slot(owner)
+        if slot is None:  # a broadcast the FPU applies while unpacking its CB tile
+            tile = self.operand(builder, owner.operands[0], ivs, t)
+            clone = owner.clone(value_mapper={owner.operands[0]: tile})
+            clone.attributes.clear()
+            return builder.insert(clone).results[0]
+        return self.load_dst(builder, slot, t)
+
+    def accumulator_slot(self) -> int:
+        acc = accumulator(self.generic)
+        assert acc is not None
+        slots = [_slot(use.operation) for use in acc.uses]
+        assert slots and slots[0] is not None
+        return slots[0]
+
+    def emit(self, builder: Builder, op: Operation, reduction_ivs: dict[int, SSAValue]) -> None:
+        """`op` over every tile of the subblock (a spill ends and restarts the section)."""
+        if isinstance(op, d2m.DstSpillOp):
+            self.spill(builder, op)
             return
-        if form is Form.ACCUMULATE_FROM_CBS:
-            *from_cbs, acc = operands
-            new_operands = [self.from_cb(builder, v, op) for v in from_cbs]
-            slot = self.copy_to_dst(builder, acc)
-            self._check_overwrite(acc, op)
-            new_operands.append(self.load_dst(builder, slot))
-        elif form is Form.FROM_CB:
-            new_operands = [self.from_cb(builder, operands[0], op)]
-            slot = self.new_slot()
-        elif (
-            form is Form.FPU_OR_SFPU_BINARY
-            and isinstance(locations[0], InCB)
-            and isinstance(locations[1], InCB)
-        ):
-            new_operands = [self.from_cb(builder, v, op) for v in operands]
-            slot = self.new_slot()
-        elif (
-            form is Form.FPU_OR_SFPU_BINARY
-            and isinstance(locations[0], InCB)
-            and isinstance(locations[1], Broadcast)
-        ):
-            new_operands = [
-                self.from_cb(builder, operands[0], op),
-                self.broadcast_from_cb(builder, operands[1], op),
-            ]
-            slot = self.new_slot()
-        elif form in (Form.FPU_OR_SFPU_BINARY, Form.SFPU):
-            new_operands = [self.in_dst(builder, v) for v in operands]
-            slot = self.new_slot()
-        elif form is Form.IN_PLACE:
-            (operand,) = operands
-            self._check_overwrite(operand, op)
-            slot = self.copy_to_dst(builder, operand)
-            new_operands = [self.load_dst(builder, slot)]
-        else:
-            new_operands = []
-            slot = self.new_slot()
-        new = builder.insert(op.clone(value_mapper=dict(zip(operands, new_operands))))
-        self.store_dst(builder, new.results[0], slot)
-        self.locations[op.results[0]] = InDst(slot)
+        slot = _slot(op)
+        if slot is None:
+            return  # a broadcast left to the FPU op that reads it
 
-    def _check_overwrite(self, value: SSAValue, op: Operation) -> None:
-        """An op that computes in `value`'s slot may not destroy a DST value used again."""
-        if isinstance(self.locations[value], InDst) and value.uses.get_length() > 1:
-            raise PassError(
-                op,
-                "overwrites its operand in DST, but the operand is used again; "
-                "d2m-lower-to-loops does not copy DST values.",
-            )
+        def one_tile(inner: Builder, ivs: dict[int, SSAValue], t: SSAValue) -> None:
+            operands = [self.operand(inner, v, ivs, t) for v in op.operands]
+            if isinstance(op, d2m.TileCopyOp) and not self._in_dst(op.input):
+                self.store_dst(inner, operands[0], slot, t)  # copy_tile
+                return
+            new = op.clone(value_mapper=dict(zip(op.operands, operands)))
+            new.attributes.clear()
+            inner.insert(new)
+            self.store_dst(inner, new.results[0], slot, t)
+
+        self.per_tile(builder, reduction_ivs, one_tile)
+
+    def _in_dst(self, value: SSAValue) -> bool:
+        if isinstance(value, BlockArgument):
+            return not is_cb_tile(value)
+        return value not in self.spilled and _slot(value.owner) is not None  # type: ignore[arg-type]
+
+    def pack(self, builder: Builder, slot: int, block: SSAValue, row: int | None) -> None:
+        """The subblock's tiles of slot `slot` packed into `block` (at the subblock's
+        output indices, or in row `row` of a spill block)."""
+        output_map = self.generic.indexing_maps.data[-1].data
+
+        def one_tile(inner: Builder, ivs: dict[int, SSAValue], t: SSAValue) -> None:
+            tile = self.load_dst(inner, slot, t)
+            if row is None:
+                indices = _map_indices(inner, output_map, ivs, self.generic)
+            else:
+                indices = (_index(inner, row), t)
+            inner.insert(memref.StoreOp.get(tile, block, indices))
+
+        self.per_tile(builder, {}, one_tile)
+
+    def spill(self, builder: Builder, op: d2m.DstSpillOp) -> None:
+        cb_type = op.cb.type
+        assert isinstance(cb_type, d2m.CBType)
+        reserved = builder.insert(d2m.ReserveOp(op.cb, cb_type.block)).result
+        builder.insert(d2m.CommitDstOp(self.dst))
+        builder.insert(d2m.WaitDstOp(self.dst))
+        for row, value in enumerate(op.values):
+            owner = value.owner
+            slot = self.accumulator_slot() if isinstance(value, BlockArgument) else _slot(owner)  # type: ignore[arg-type]
+            assert slot is not None
+            self.pack(builder, slot, reserved, row)
+        builder.insert(d2m.ReleaseDstOp(self.dst))
+        builder.insert(d2m.PushOp(op.cb))
+        block = builder.insert(d2m.WaitOp(op.cb, cb_type.block)).result
+        for row, spilled in enumerate(op.spilled):
+            self.spilled[spilled] = (block, row)
+        self.spill_cbs.append(op.cb)
+        self.dst = builder.insert(d2m.AcquireDstOp.build(result_types=[self.dst_type])).result
 
 
 def _lower_generic(op: GenericOp, capacity: int) -> None:
     """Emits, before `op`, the loops and DST sections computing it (see the module doc)."""
+    if DST_SLOTS_ATTR not in op.attributes:
+        raise PassError(op, "has no DST allocation; run d2m-dst-allocate first.")
     maps = [attr.data for attr in op.indexing_maps]
     ranges = loop_ranges(op)
-    parallel = [d for d, it in enumerate(op.iterator_types) if it.data.value == "parallel"]
+    parallel = parallel_dims(op)
     reduction = [d for d in range(len(ranges)) if d not in parallel]
-    body = op.body.block
-    acc_arg = body.args[-1]
-    assert isinstance(body.last_op, YieldOp)
-    (yielded,) = body.last_op.operands
-    output = op.outputs[0]
-    tile_type = acc_arg.type
+    extents = subblock_extents(op)
+    acc = accumulator(op)
+    yielded = yielded_value(op)
+    ops = body_ops(op)
+    accumulating = [o for o in ops if not o.attributes.get(EPILOGUE_ATTR) and FORMS.get(type(o)) is Form.ACCUMULATE_FROM_CBS]
+    in_reduction = ops[: ops.index(accumulating[-1]) + 1] if reduction and accumulating else []
+    epilogue = ops[len(in_reduction) :]
+    tile_type = op.body.block.args[-1].type
     assert isinstance(tile_type, TileType)
     dst_type = MemRefType(tile_type, [capacity], memory_space=MemorySpaceAttr(MemorySpace.DST))
     undefined_init = output_is_undefined(op)
+    output = op.outputs[0]
 
-    def section(builder: Builder, parallel_ivs: list[SSAValue]) -> None:
-        ivs = dict(zip(parallel, parallel_ivs))
+    def section(builder: Builder, origin: list[SSAValue]) -> None:
         dst = builder.insert(d2m.AcquireDstOp.build(result_types=[dst_type])).result
-        state = _Section(op, dst, capacity)
-        output_indices = _map_indices(builder, maps[-1], ivs, op)
-        if acc_arg.uses:
-            slot = state.new_slot()
-            if undefined_init:
-                if any(isinstance(use.operation, d2m.TileReduceMaxOp) for use in acc_arg.uses):
-                    fill = builder.insert(d2m.TileFillOp(MAX_IDENTITY, tile_type))
-                    state.store_dst(builder, fill.result, slot)
-            else:
-                tile = builder.insert(memref.LoadOp.get(output, output_indices)).res
-                state.store_dst(builder, tile, slot)
-            state.locations[acc_arg] = InDst(slot)
+        state = _Subblock(op, dst, dst_type, parallel, extents, origin)
+        if acc is not None:
+            _init_accumulator(builder, state, undefined_init, maps[-1], output)
 
-        def compute(inner: Builder, reduction_ivs: list[SSAValue]) -> None:
-            all_ivs = {**ivs, **dict(zip(reduction, reduction_ivs))}
-            for arg, operand, indexing_map in zip(body.args, op.inputs, maps):
-                state.locations[arg] = InCB(operand, _map_indices(inner, indexing_map, all_ivs, op))
-            for body_op in body.ops:
-                if not isinstance(body_op, YieldOp):
-                    state.lower(inner, body_op)
-            if acc_arg.uses and state.locations.get(yielded) != state.locations[acc_arg]:
-                raise PassError(
-                    op,
-                    "reads its output but yields a value computed elsewhere; the "
-                    "accumulator must be updated in place.",
-                )
+        def reduce(inner: Builder, reduction_values: list[SSAValue]) -> None:
+            ivs = dict(zip(reduction, reduction_values))
+            for body_op in in_reduction:
+                state.emit(inner, body_op, ivs)
 
-        _emit_loops(builder, [ranges[d] for d in reduction], compute)
-        if reduction and isinstance(state.locations[yielded], InCB):
-            raise PassError(op, "reduces but yields an input tile unchanged.")
-        slot = state.copy_to_dst(builder, yielded)
-        builder.insert(d2m.CommitDstOp(dst))
-        builder.insert(d2m.WaitDstOp(dst))
-        result = state.load_dst(builder, slot)
-        builder.insert(memref.StoreOp.get(result, output, output_indices))
-        builder.insert(d2m.ReleaseDstOp(dst))
+        if in_reduction:
+            _emit_loops(builder, [ranges[d] for d in reduction], reduce)
+        for body_op in epilogue:
+            state.emit(builder, body_op, {})
+        owner = yielded.owner
+        slot = state.accumulator_slot() if isinstance(yielded, BlockArgument) else _slot(owner)  # type: ignore[arg-type]
+        assert slot is not None, "d2m-dst-allocate leaves the yielded tile in DST"
+        builder.insert(d2m.CommitDstOp(state.dst))
+        builder.insert(d2m.WaitDstOp(state.dst))
+        state.pack(builder, slot, output, None)
+        builder.insert(d2m.ReleaseDstOp(state.dst))
+        for cb in state.spill_cbs:
+            builder.insert(d2m.PopOp(cb))
 
-    _emit_loops(Builder(InsertPoint.before(op)), [ranges[d] for d in parallel], section)
+    _emit_loops(
+        Builder(InsertPoint.before(op)), [ranges[d] for d in parallel], section, steps=extents
+    )
+
+
+def _init_accumulator(
+    builder: Builder,
+    state: _Subblock,
+    undefined_init: bool,
+    output_map: AffineMap,
+    output: SSAValue,
+) -> None:
+    """The accumulator's starting tiles: the output block's, or (block just reserved)
+    DST's zeros, or -inf for a max reduction."""
+    acc = accumulator(state.generic)
+    assert acc is not None
+    slot = state.accumulator_slot()
+    is_max = any(isinstance(use.operation, d2m.TileReduceMaxOp) for use in acc.uses)
+    if undefined_init and not is_max:
+        return
+    tile_type = acc.type
+    assert isinstance(tile_type, TileType)
+
+    def one_tile(inner: Builder, ivs: dict[int, SSAValue], t: SSAValue) -> None:
+        if undefined_init:
+            tile = inner.insert(d2m.TileFillOp(MAX_IDENTITY, tile_type)).result
+        else:
+            indices = _map_indices(inner, output_map, ivs, state.generic)
+            tile = inner.insert(memref.LoadOp.get(output, indices)).res
+        state.store_dst(inner, tile, slot, t)
+
+    state.per_tile(builder, {}, one_tile)
 
 
 class LowerGenericToTileLoops(RewritePattern):
-    """A linalg.generic on tile blocks -> loops over its output tiles, a DST section each."""
+    """An allocated linalg.generic on tile blocks -> loops over subblocks, a DST section each."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: GenericOp, rewriter: PatternRewriter) -> None:
@@ -448,7 +414,7 @@ class LowerGenericToTileLoops(RewritePattern):
 
 @dataclass(frozen=True)
 class D2MLowerToLoops(ModulePass):
-    """Bufferized linalg.generics -> tile loops with one DST section per output tile."""
+    """Allocated linalg.generics -> subblock loops with one DST section per subblock."""
 
     name = "d2m-lower-to-loops"
 

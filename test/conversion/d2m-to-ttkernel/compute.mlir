@@ -1,5 +1,5 @@
 // The compute thread at the loop stage -> a compute kernel of ttkernel calls.
-// RUN: %ttlang-opt %s --split-input-file -p d2m-lower-to-loops,convert-d2m-to-ttkernel | FileCheck %s
+// RUN: %ttlang-opt %s --split-input-file -p d2m-tile-subblock,d2m-dst-allocate,d2m-lower-to-loops,convert-d2m-to-ttkernel | FileCheck %s
 
 !tile = !ttcore.tile<32x32, bf16>
 !dram = memref<2x2x!tile, #ttcore.memory_space<dram>>
@@ -16,35 +16,29 @@
 // CHECK-NEXT: ttkernel.cb_wait_front(%[[IN]], %[[FOUR]])
 // CHECK-NEXT: ttkernel.cb_reserve_back(%[[OUT]], %[[FOUR]])
 // CHECK-NEXT: ttkernel.cb_reserve_back(%[[TMP]], %[[FOUR]])
-// The copy init is the same on every iteration: hoisted out of both loops.
+// The whole 2x2 block is one DST section; each op runs over its four tiles, with its
+// init once, hoisted out of the tile loops.
+// CHECK:      ttkernel.tile_regs_acquire()
 // CHECK:      ttkernel.copy_tile_init(%[[IN]])
-// CHECK-NEXT: scf.for %[[I:.*]] = %{{.*}} to
-// CHECK:        scf.for %[[J:.*]] = %{{.*}} to
-// CHECK-NEXT:     ttkernel.tile_regs_acquire()
-// CHECK-NEXT:     %[[TWO:.*]] = arith.constant 2 : i32
-// CHECK-NEXT:     %[[ROW:.*]] = arith.muli %[[I]], %[[TWO]] : i32
-// CHECK-NEXT:     %[[T:.*]] = arith.addi %[[ROW]], %[[J]] : i32
-// CHECK-NEXT:     %[[S:.*]] = arith.constant 0 : i32
-// CHECK-NEXT:     ttkernel.copy_tile(%[[IN]], %[[T]], %[[S]])
-// CHECK-NEXT:     ttkernel.tile_regs_commit()
-// CHECK-NEXT:     ttkernel.tile_regs_wait()
-// CHECK:          ttkernel.pack_tile(%{{.*}}, %[[TMP]], %{{.*}})
-// CHECK-NEXT:     ttkernel.tile_regs_release()
-// CHECK:      ttkernel.cb_push_back(%[[TMP]], %[[FOUR]])
-// CHECK-NEXT: ttkernel.cb_wait_front(%[[TMP]], %[[FOUR]])
-// Different inits alternate inside the loop: they stay there.
-// CHECK:      scf.for
+// CHECK-NEXT: scf.for
 // CHECK:        scf.for
-// CHECK-NEXT:     ttkernel.tile_regs_acquire()
-// CHECK:          ttkernel.copy_tile_init(%[[TMP]])
-// CHECK-NEXT:     ttkernel.copy_tile(%[[TMP]], %{{.*}}, %{{.*}})
-// CHECK:          ttkernel.exp_tile_init()
-// CHECK-NEXT:     ttkernel.exp_tile(%{{.*}})
-// CHECK:          ttkernel.binop_with_scalar_tile_init()
+// CHECK:          ttkernel.copy_tile(%[[IN]], %{{.*}}, %{{.*}})
+// CHECK:      ttkernel.tile_regs_commit()
+// CHECK-NEXT: ttkernel.tile_regs_wait()
+// CHECK:          ttkernel.pack_tile(%{{.*}}, %[[TMP]], %{{.*}})
+// CHECK:      ttkernel.tile_regs_release()
+// CHECK-NEXT: ttkernel.cb_push_back(%[[TMP]], %[[FOUR]])
+// CHECK-NEXT: ttkernel.cb_wait_front(%[[TMP]], %[[FOUR]])
+// CHECK:      ttkernel.tile_regs_acquire()
+// CHECK:      ttkernel.copy_tile_init(%[[TMP]])
+// CHECK:          ttkernel.copy_tile(%[[TMP]], %{{.*}}, %{{.*}})
+// CHECK:      ttkernel.exp_tile_init()
+// CHECK:          ttkernel.exp_tile(%{{.*}})
+// CHECK:      ttkernel.binop_with_scalar_tile_init()
 // 2.0 as the bits of an f32
-// CHECK-NEXT:     %[[BITS:.*]] = arith.constant 1073741824 : i32
-// CHECK-NEXT:     ttkernel.mul_unary_tile(%{{.*}}, %[[BITS]])
-// CHECK-NEXT:     ttkernel.tile_regs_commit()
+// CHECK:      %[[BITS:.*]] = arith.constant 1073741824 : i32
+// CHECK:          ttkernel.mul_unary_tile(%{{.*}}, %[[BITS]])
+// CHECK:      ttkernel.tile_regs_commit()
 // CHECK:          ttkernel.pack_tile(%{{.*}}, %[[OUT]], %{{.*}})
 // CHECK:      ttkernel.cb_pop_front(%[[TMP]], %[[FOUR]])
 func.func @chain(%in: !dram, %out: !dram) {
@@ -85,14 +79,14 @@ func.func @chain(%in: !dram, %out: !dram) {
 // broadcasts and transposes from CBs, fills into DST.
 // CHECK-LABEL: func.func @engines_compute()
 // CHECK:      %[[A:.*]] = ttkernel.get_compile_time_arg_val(0)
-// CHECK-NEXT: %[[B:.*]] = ttkernel.get_compile_time_arg_val(1)
-// CHECK-NEXT: %[[O:.*]] = ttkernel.get_compile_time_arg_val(2)
+// CHECK:      %[[B:.*]] = ttkernel.get_compile_time_arg_val(1)
+// CHECK:      %[[O:.*]] = ttkernel.get_compile_time_arg_val(2)
 // CHECK:      %[[NO:.*]] = arith.constant 0 : i32
 // CHECK:      ttkernel.mm_init(%[[A]], %[[B]], %[[O]], %[[NO]])
 // CHECK:      ttkernel.matmul_tiles(%[[A]], %[[B]], %{{.*}}, %{{.*}}, %{{.*}})
 // CHECK:      ttkernel.fill_tile_init()
-// CHECK-NEXT: %[[NEG_INF:.*]] = arith.constant 0xff800000 : f32
-// CHECK-NEXT: ttkernel.fill_tile(%{{.*}}, %[[NEG_INF]])
+// CHECK:      %[[NEG_INF:.*]] = arith.constant 0xff800000 : f32
+// CHECK:      ttkernel.fill_tile(%{{.*}}, %[[NEG_INF]])
 // CHECK:      ttkernel.reduce_init<max, row> (%[[A]], %[[B]], %[[O]])
 // CHECK:      ttkernel.reduce_tile<max, row> (%[[A]], %[[B]], %{{.*}}, %{{.*}}, %{{.*}})
 // CHECK:      ttkernel.transpose_wh_init(%[[A]], %[[O]])
@@ -100,11 +94,11 @@ func.func @chain(%in: !dram, %out: !dram) {
 // The broadcast row tile and the copied operand are divided on the SFPU (the slots
 // are pinned by the d2m-lower-to-loops tests).
 // CHECK:      ttkernel.unary_bcast_init<row> (%[[B]], %[[O]])
-// CHECK-NEXT: ttkernel.unary_bcast<row> (%[[B]], %{{.*}}, %{{.*}})
+// CHECK:      ttkernel.unary_bcast<row> (%[[B]], %{{.*}}, %{{.*}})
 // CHECK:      ttkernel.copy_tile_init(%[[A]])
-// CHECK-NEXT: ttkernel.copy_tile(%[[A]], %{{.*}}, %{{.*}})
+// CHECK:      ttkernel.copy_tile(%[[A]], %{{.*}}, %{{.*}})
 // CHECK:      ttkernel.div_binary_tile_init()
-// CHECK-NEXT: ttkernel.div_binary_tile(%{{.*}}, %{{.*}}, %{{.*}})
+// CHECK:      ttkernel.div_binary_tile(%{{.*}}, %{{.*}}, %{{.*}})
 // A broadcast feeding a subtract is done by the FPU from both CBs.
 // CHECK:      ttkernel.init_bcast<sub, col> (%[[A]], %[[B]], %[[O]])
 // CHECK:      ttkernel.sub_tiles_bcast<col> (%[[A]], %[[B]], %{{.*}}, %{{.*}}, %{{.*}})

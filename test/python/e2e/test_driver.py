@@ -7,16 +7,16 @@ import pytest
 
 from ttlang.driver import CompileError, compile_module, make_context
 from ttlang.tools.ttlang_opt import LocatingParser
-from ttlang.transforms.d2m_lower_to_loops import D2MLowerToLoops
+from ttlang.transforms.d2m_elementwise_fusion import D2MElementwiseFusion
 
-# fp32 DST in half-sync mode holds 4 tiles; this body keeps 5 tiles in DST at once.
-TOO_MANY_DST_TILES = """\
+# A transpose reads its operand from a CB, but this body computes it in DST.
+CB_OPERAND_IN_DST = """\
 !tile = !ttcore.tile<32x32, bf16>
 !dram = memref<1x1x!tile, #ttcore.memory_space<dram>>
 !cb = !d2m.cb<memref<1x1x!tile, #ttcore.memory_space<l1>>>
 !t = tensor<1x1x!tile>
 #id = affine_map<(d0, d1) -> (d0, d1)>
-func.func @pressure(%out: !dram) attributes {ttcore.compute_config = {fp32_dest_acc_en = true}} {
+func.func @misplaced(%out: !dram) {
   d2m.generic {grid = #ttcore.grid<1x1>, block_factors = [1, 1], threads = [#d2m.thread<compute>]} ins() outs(%out : !dram) {
   ^bb0(%out_cb: !cb):
     %o = d2m.reserve %out_cb : !cb -> !t
@@ -24,10 +24,7 @@ func.func @pressure(%out: !dram) attributes {ttcore.compute_config = {fp32_dest_
     %y = linalg.generic {indexing_maps = [#id], iterator_types = ["parallel", "parallel"]} outs(%e : !t) {
     ^bb0(%c: !tile):
       %a = d2m.tile_fill 1.0 : !tile
-      %b = d2m.tile_fill 2.0 : !tile
-      %s = d2m.tile_add %a, %b : !tile
-      %d = d2m.tile_fill 3.0 : !tile
-      %r = d2m.tile_add %s, %d : !tile
+      %r = d2m.tile_transpose %a : !tile
       linalg.yield %r : !tile
     } -> !t
     d2m.store %o, %y : !t, !t
@@ -39,26 +36,28 @@ func.func @pressure(%out: !dram) attributes {ttcore.compute_config = {fp32_dest_
 
 
 def _module(text: str):
-    return LocatingParser(make_context(), text, "pressure.mlir").parse_module()
+    return LocatingParser(make_context(), text, "misplaced.mlir").parse_module()
 
 
 def test_rejected_input_names_the_pass_and_the_op_location():
     with pytest.raises(CompileError) as caught:
-        compile_module(_module(TOO_MANY_DST_TILES))
+        compile_module(_module(CB_OPERAND_IN_DST))
     error = caught.value
-    assert error.pass_name == "d2m-lower-to-loops"
+    assert error.pass_name == "d2m-tile-subblock"
     assert not error.is_compiler_bug
-    assert error.location == "pressure.mlir:11:10"  # the linalg.generic
-    assert "needs more than 4 DST tiles" in str(error)
+    assert error.location == "misplaced.mlir:14:12"  # the d2m.tile_transpose
+    assert "needs an operand from a circular buffer" in str(error)
 
 
 def test_crash_in_a_pass_is_a_compiler_bug(monkeypatch):
     def crash(self, ctx, module):
         raise KeyError("slot")
 
-    monkeypatch.setattr(D2MLowerToLoops, "apply", crash)
+    monkeypatch.setattr(D2MElementwiseFusion, "apply", crash)
     with pytest.raises(CompileError) as caught:
-        compile_module(_module(TOO_MANY_DST_TILES))
+        compile_module(_module(CB_OPERAND_IN_DST))
     error = caught.value
-    assert error.is_compiler_bug and error.pass_name == "d2m-lower-to-loops"
-    assert str(error).startswith("internal compiler error in pass 'd2m-lower-to-loops': KeyError")
+    assert error.is_compiler_bug and error.pass_name == "d2m-elementwise-fusion"
+    assert str(error).startswith(
+        "internal compiler error in pass 'd2m-elementwise-fusion': KeyError"
+    )

@@ -6,74 +6,90 @@
 !cb = !d2m.cb<!blk>
 #id = affine_map<(d0, d1) -> (d0, d1)>
 
-// Both operands in CBs: the FPU form reads them straight from L1.
+// One section for the whole 2x2 block: the FPU add runs over the four tiles (its own
+// loop nest), reading both operands from their CBs; slot 0 holds tile t at index 0*4+t.
 // CHECK-LABEL: func.func @fpu_binary
-// CHECK:      scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step
-// CHECK-NEXT:   arith.constant
-// CHECK-NEXT:   arith.constant
-// CHECK-NEXT:   arith.constant
-// CHECK-NEXT:   scf.for %[[J:.*]] = %{{.*}} to %{{.*}} step
-// CHECK-NEXT:     %[[DST:.*]] = d2m.acquire_dst : memref<8x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<dst>>
+// CHECK:      %[[DST:.*]] = d2m.acquire_dst : memref<8x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<dst>>
+// CHECK:      scf.for %[[R:.*]] = %{{.*}} to %{{.*}} step
+// CHECK:        scf.for %[[C:.*]] = %{{.*}} to %{{.*}} step
+// CHECK-NEXT:     %[[I:.*]] = arith.addi %{{.*}}, %[[R]] : index
+// CHECK-NEXT:     %[[J:.*]] = arith.addi %{{.*}}, %[[C]] : index
+// CHECK-NEXT:     %[[TWO:.*]] = arith.constant 2 : index
+// CHECK-NEXT:     %[[ROW:.*]] = arith.muli %[[R]], %[[TWO]] : index
+// CHECK-NEXT:     %[[T:.*]] = arith.addi %[[ROW]], %[[C]] : index
 // CHECK-NEXT:     %[[A:.*]] = memref.load %lhs[%[[I]], %[[J]]]
 // CHECK-NEXT:     %[[B:.*]] = memref.load %rhs[%[[I]], %[[J]]]
 // CHECK-NEXT:     %[[S:.*]] = d2m.tile_add %[[A]], %[[B]]
-// CHECK-NEXT:     %[[C0:.*]] = arith.constant 0 : index
-// CHECK-NEXT:     memref.store %[[S]], %[[DST]][%[[C0]]]
-// CHECK-NEXT:     d2m.commit_dst %[[DST]]
-// CHECK-NEXT:     d2m.wait_dst %[[DST]]
-// CHECK-NEXT:     %[[C0B:.*]] = arith.constant 0 : index
-// CHECK-NEXT:     %[[R:.*]] = memref.load %[[DST]][%[[C0B]]]
-// CHECK-NEXT:     memref.store %[[R]], %out[%[[I]], %[[J]]]
-// CHECK-NEXT:     d2m.release_dst %[[DST]]
+// CHECK-NEXT:     %[[BASE:.*]] = arith.constant 0 : index
+// CHECK-NEXT:     %[[INDEX:.*]] = arith.addi %[[BASE]], %[[T]] : index
+// CHECK-NEXT:     memref.store %[[S]], %[[DST]][%[[INDEX]]]
+// CHECK:      d2m.commit_dst %[[DST]]
+// CHECK-NEXT: d2m.wait_dst %[[DST]]
+// CHECK:          %[[P:.*]] = memref.load %[[DST]][%{{.*}}]
+// CHECK-NEXT:     memref.store %[[P]], %out[%{{.*}}, %{{.*}}]
+// CHECK:      d2m.release_dst %[[DST]]
 func.func @fpu_binary(%lhs: !blk, %rhs: !blk, %out: !blk) {
-  linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]} ins(%lhs, %rhs : !blk, !blk) outs(%out : !blk) {
+  linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]} ins(%lhs, %rhs : !blk, !blk) outs(%out : !blk) attrs = {d2m.dst_slots = 1 : i64} {
   ^bb0(%a: !tile, %b: !tile, %c: !tile):
-    %r = d2m.tile_add %a, %b : !tile
+    %r = d2m.tile_add %a, %b {d2m.dst_slot = 0 : i64} : !tile
     linalg.yield %r : !tile
   }
   return
 }
 
-// An SFPU op: its operand is copied into DST, then computed in place.
-// CHECK-LABEL: func.func @sfpu_unary
-// CHECK:      %[[DST:.*]] = d2m.acquire_dst
-// CHECK-NEXT: %[[A:.*]] = memref.load %in[
-// CHECK-NEXT: %[[C0:.*]] = arith.constant 0 : index
-// CHECK-NEXT: memref.store %[[A]], %[[DST]][%[[C0]]]
-// CHECK-NEXT: %[[C0B:.*]] = arith.constant 0 : index
-// CHECK-NEXT: %[[AD:.*]] = memref.load %[[DST]][%[[C0B]]]
-// CHECK-NEXT: %[[E:.*]] = d2m.tile_exp %[[AD]]
-// CHECK-NEXT: %[[C0C:.*]] = arith.constant 0 : index
-// CHECK-NEXT: memref.store %[[E]], %[[DST]][%[[C0C]]]
-// CHECK-NEXT: d2m.commit_dst
-func.func @sfpu_unary(%in: !blk, %out: !blk) {
-  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%in : !blk) outs(%out : !blk) {
+// 1x2 subblocks: a loop over the two block rows, a section each; the copy (copy_tile)
+// and the in-place exp each run over the subblock's two tiles.
+// CHECK-LABEL: func.func @subblocks
+// CHECK:      scf.for %[[ROW:.*]] = %{{.*}} to %{{.*}} step
+// CHECK-NEXT:   %[[ZERO:.*]] = arith.constant 0 : index
+// CHECK-NEXT:   %[[DST:.*]] = d2m.acquire_dst
+// CHECK:        scf.for %[[C:.*]] = %{{.*}} to %{{.*}} step
+// CHECK-NEXT:     %[[I:.*]] = arith.addi %[[ROW]], %{{.*}} : index
+// CHECK-NEXT:     %[[J:.*]] = arith.addi %[[ZERO]], %[[C]] : index
+// CHECK:          %[[X:.*]] = memref.load %in[%[[I]], %[[J]]]
+// CHECK:          memref.store %[[X]], %[[DST]][%{{.*}}]
+// CHECK:        scf.for
+// CHECK:          %[[XD:.*]] = memref.load %[[DST]][%{{.*}}]
+// CHECK-NEXT:     %[[E:.*]] = d2m.tile_exp %[[XD]]
+// CHECK:          memref.store %[[E]], %[[DST]][%{{.*}}]
+// CHECK:        d2m.commit_dst %[[DST]]
+// CHECK:        d2m.release_dst %[[DST]]
+// CHECK-NEXT: }
+func.func @subblocks(%in: !blk, %out: !blk) {
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%in : !blk) outs(%out : !blk) attrs = {d2m.subblock = array<i64: 1, 2>, d2m.dst_slots = 1 : i64} {
   ^bb0(%a: !tile, %c: !tile):
-    %r = d2m.tile_exp %a : !tile
-    linalg.yield %r : !tile
+    %x = d2m.tile_copy %a {d2m.dst_slot = 0 : i64} : !tile
+    %e = d2m.tile_exp %x {d2m.dst_slot = 0 : i64} : !tile
+    linalg.yield %e : !tile
   }
   return
 }
 
-// Matmul: the K loop runs inside the section and accumulates in the output's slot.
-// CHECK-LABEL: func.func @matmul
+// Matmul with a fused epilogue: the K loop accumulates in DST inside the section, the
+// epilogue (dest-reuse subtract of %c, then exp) runs once after it, before the pack.
+// CHECK-LABEL: func.func @matmul_epilogue
 // CHECK:      %[[DST:.*]] = d2m.acquire_dst
+// CHECK:          memref.load %out[
 // CHECK-NOT:  d2m.commit_dst
 // CHECK:      scf.for %[[K:.*]] = %{{.*}} to %{{.*}} step
-// CHECK:        %[[A:.*]] = memref.load %a[%{{.*}}, %[[K]]]
-// CHECK-NEXT:   %[[B:.*]] = memref.load %b[%[[K]], %{{.*}}]
-// CHECK-NEXT:   %[[C0:.*]] = arith.constant 0 : index
-// CHECK-NEXT:   %[[ACC:.*]] = memref.load %[[DST]][%[[C0]]]
-// CHECK-NEXT:   %[[M:.*]] = d2m.tile_matmul %[[A]], %[[B]], %[[ACC]]
-// CHECK-NEXT:   %[[C0B:.*]] = arith.constant 0 : index
-// CHECK-NEXT:   memref.store %[[M]], %[[DST]][%[[C0B]]]
-// CHECK-NEXT: }
-// CHECK-NEXT: d2m.commit_dst %[[DST]]
-func.func @matmul(%a: !blk, %b: !blk, %out: !blk) {
-  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %b : !blk, !blk) outs(%out : !blk) {
-  ^bb0(%x: !tile, %y: !tile, %acc: !tile):
-    %r = d2m.tile_matmul %x, %y, %acc : !tile, !tile
-    linalg.yield %r : !tile
+// CHECK:            %[[A:.*]] = memref.load %a[%{{.*}}, %[[K]]]
+// CHECK-NEXT:       %[[B:.*]] = memref.load %b[%[[K]], %{{.*}}]
+// CHECK:            %[[ACC:.*]] = memref.load %[[DST]]
+// CHECK-NEXT:       %[[M:.*]] = d2m.tile_matmul %[[A]], %[[B]], %[[ACC]]
+// CHECK:            memref.store %[[M]], %[[DST]]
+// CHECK-NOT:  d2m.commit_dst
+// CHECK:          %[[MD:.*]] = memref.load %[[DST]]
+// CHECK-NEXT:     %[[CT:.*]] = memref.load %c[
+// CHECK-NEXT:     %[[S:.*]] = d2m.tile_sub %[[MD]], %[[CT]]
+// CHECK:          d2m.tile_exp
+// CHECK:      d2m.commit_dst %[[DST]]
+func.func @matmul_epilogue(%a: !blk, %b: !blk, %c: !blk, %out: !blk) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %b, %c : !blk, !blk, !blk) outs(%out : !blk) attrs = {d2m.dst_slots = 1 : i64} {
+  ^bb0(%p: !tile, %q: !tile, %r: !tile, %acc: !tile):
+    %m = d2m.tile_matmul %p, %q, %acc {d2m.dst_slot = 0 : i64} : !tile, !tile
+    %s = d2m.tile_sub %m, %r {d2m.epilogue, d2m.dst_slot = 0 : i64} : !tile
+    %e = d2m.tile_exp %s {d2m.epilogue, d2m.dst_slot = 0 : i64} : !tile
+    linalg.yield %e : !tile
   }
   return
 }
@@ -81,68 +97,78 @@ func.func @matmul(%a: !blk, %b: !blk, %out: !blk) {
 // A max reduction into a just-reserved block starts from -inf (DST starts at zero).
 // CHECK-LABEL: func.func @row_max
 // CHECK:      %[[DST:.*]] = d2m.acquire_dst
-// CHECK-NEXT: %{{.*}} = arith.constant 0 : index
-// CHECK-NEXT: %[[INIT:.*]] = d2m.tile_fill 0xff800000
-// CHECK-NEXT: %[[C0:.*]] = arith.constant 0 : index
-// CHECK-NEXT: memref.store %[[INIT]], %[[DST]][%[[C0]]]
+// CHECK:      %[[INIT:.*]] = d2m.tile_fill 0xff800000
+// CHECK:      memref.store %[[INIT]], %[[DST]][%{{.*}}]
 // CHECK:      scf.for
 // CHECK:        d2m.tile_reduce_max <row>
 func.func @row_max(%in: !dram, %out: !dram) {
   d2m.generic {grid = #ttcore.grid<1x1>, block_factors = [1, 1], threads = [#d2m.thread<compute>]} ins(%in : !dram) outs(%out : !dram) {
   ^bb0(%in_cb: !cb, %out_cb: !cb):
     %x = d2m.wait %in_cb : !cb -> !blk
+    %s = d2m.wait %in_cb : !cb -> !blk
     %o = d2m.reserve %out_cb : !cb -> !blk
-    linalg.generic {indexing_maps = [#id, affine_map<(d0, d1) -> (0, 0)>, affine_map<(d0, d1) -> (d0, 0)>], iterator_types = ["parallel", "reduction"]} ins(%x, %x : !blk, !blk) outs(%o : !blk) {
-    ^bb0(%a: !tile, %s: !tile, %acc: !tile):
-      %r = d2m.tile_reduce_max <row> %a, %s, %acc : !tile
+    linalg.generic {indexing_maps = [#id, affine_map<(d0, d1) -> (0, 0)>, affine_map<(d0, d1) -> (d0, 0)>], iterator_types = ["parallel", "reduction"]} ins(%x, %s : !blk, !blk) outs(%o : !blk) attrs = {d2m.dst_slots = 1 : i64} {
+    ^bb0(%a: !tile, %sc: !tile, %acc: !tile):
+      %r = d2m.tile_reduce_max <row> %a, %sc, %acc {d2m.dst_slot = 0 : i64} : !tile
       linalg.yield %r : !tile
     }
   }
   return
 }
 
-// A broadcast CB tile feeding an FPU subtract stays unplaced: the FPU reads both
-// operands from their CBs and broadcasts the second while unpacking it.
+// A broadcast without a slot stays on the FPU subtract that reads it: the FPU
+// broadcasts the CB tile while unpacking it.
 // CHECK-LABEL: func.func @bcast_sub
-// CHECK:      %[[DST:.*]] = d2m.acquire_dst
 // CHECK:      %[[X:.*]] = memref.load %x[
 // CHECK:      %[[M:.*]] = memref.load %m[%{{.*}}, %{{.*}}]
 // CHECK-NEXT: %[[B:.*]] = d2m.tile_bcast <col> %[[M]]
 // CHECK-NEXT: %[[D:.*]] = d2m.tile_sub %[[X]], %[[B]]
-// CHECK-NEXT: %[[S0:.*]] = arith.constant 0 : index
-// CHECK-NEXT: memref.store %[[D]], %[[DST]][%[[S0]]]
 func.func @bcast_sub(%x: !blk, %m: memref<2x1x!tile, #ttcore.memory_space<l1>>, %out: !blk) {
-  linalg.generic {indexing_maps = [#id, affine_map<(d0, d1) -> (d0, 0)>, #id], iterator_types = ["parallel", "parallel"]} ins(%x, %m : !blk, memref<2x1x!tile, #ttcore.memory_space<l1>>) outs(%out : !blk) {
+  linalg.generic {indexing_maps = [#id, affine_map<(d0, d1) -> (d0, 0)>, #id], iterator_types = ["parallel", "parallel"]} ins(%x, %m : !blk, memref<2x1x!tile, #ttcore.memory_space<l1>>) outs(%out : !blk) attrs = {d2m.dst_slots = 1 : i64} {
   ^bb0(%a: !tile, %b: !tile, %c: !tile):
     %bb = d2m.tile_bcast <col> %b : !tile
-    %r = d2m.tile_sub %a, %bb : !tile
+    %r = d2m.tile_sub %a, %bb {d2m.dst_slot = 0 : i64} : !tile
     linalg.yield %r : !tile
   }
   return
 }
 
-// Broadcast then SFPU divide: the broadcast tile goes from its CB into a new slot, the
-// other operand is copied into DST, the quotient goes to a third slot.
-// CHECK-LABEL: func.func @bcast_div
+// A spill ends the section: the spilled slots are packed into a block reserved on
+// the spill CB, DST is released, the block is pushed and waited for, a new section
+// starts and reads the spilled tiles from that block; the block is popped at the end.
+// CHECK-LABEL: func.func @spill
 // CHECK:      %[[DST:.*]] = d2m.acquire_dst
-// CHECK:      %[[M:.*]] = memref.load %m[%{{.*}}, %{{.*}}]
-// CHECK-NEXT: %[[B:.*]] = d2m.tile_bcast <col> %[[M]]
-// CHECK-NEXT: %[[S0:.*]] = arith.constant 0 : index
-// CHECK-NEXT: memref.store %[[B]], %[[DST]][%[[S0]]]
-// CHECK-NEXT: %[[X:.*]] = memref.load %x[
-// CHECK-NEXT: %[[S1:.*]] = arith.constant 1 : index
-// CHECK-NEXT: memref.store %[[X]], %[[DST]][%[[S1]]]
-// CHECK:      %[[XD:.*]] = memref.load %[[DST]]
-// CHECK:      %[[BD:.*]] = memref.load %[[DST]]
-// CHECK-NEXT: %[[Q:.*]] = d2m.tile_div %[[XD]], %[[BD]]
-// CHECK-NEXT: %[[S2:.*]] = arith.constant 2 : index
-// CHECK-NEXT: memref.store %[[Q]], %[[DST]][%[[S2]]]
-func.func @bcast_div(%x: !blk, %m: memref<2x1x!tile, #ttcore.memory_space<l1>>, %out: !blk) {
-  linalg.generic {indexing_maps = [#id, affine_map<(d0, d1) -> (d0, 0)>, #id], iterator_types = ["parallel", "parallel"]} ins(%x, %m : !blk, memref<2x1x!tile, #ttcore.memory_space<l1>>) outs(%out : !blk) {
-  ^bb0(%a: !tile, %b: !tile, %c: !tile):
-    %bb = d2m.tile_bcast <col> %b : !tile
-    %r = d2m.tile_div %a, %bb : !tile
-    linalg.yield %r : !tile
+// CHECK:      d2m.tile_fill 1.0
+// CHECK:      %[[SPILL:.*]] = d2m.reserve %[[CB:.*]] : !d2m.cb<memref<1x4x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<l1>>, 1>
+// CHECK-NEXT: d2m.commit_dst %[[DST]]
+// CHECK-NEXT: d2m.wait_dst %[[DST]]
+// CHECK:          %[[V:.*]] = memref.load %[[DST]][%{{.*}}]
+// CHECK:          memref.store %[[V]], %[[SPILL]][%{{.*}}, %{{.*}}]
+// CHECK:      d2m.release_dst %[[DST]]
+// CHECK-NEXT: d2m.push %[[CB]]
+// CHECK-NEXT: %[[BACK:.*]] = d2m.wait %[[CB]]
+// CHECK-NEXT: %[[DST2:.*]] = d2m.acquire_dst
+// CHECK:          d2m.tile_fill 2.0
+// CHECK:          %[[A:.*]] = memref.load %[[BACK]][%{{.*}}, %{{.*}}]
+// CHECK:          %[[F:.*]] = memref.load %[[DST2]][%{{.*}}]
+// CHECK-NEXT:     d2m.tile_add %[[A]], %[[F]]
+// CHECK:      d2m.commit_dst %[[DST2]]
+// CHECK:      d2m.release_dst %[[DST2]]
+// CHECK-NEXT: d2m.pop %[[CB]]
+func.func @spill(%out: !dram) {
+  d2m.generic {grid = #ttcore.grid<1x1>, block_factors = [1, 1], threads = [#d2m.thread<compute>]} ins() outs(%out : !dram) {
+  ^bb0(%out_cb: !cb):
+    %spill_cb = d2m.local_cb : !d2m.cb<memref<1x4x!tile, #ttcore.memory_space<l1>>, 1>
+    %o = d2m.reserve %out_cb : !cb -> !blk
+    linalg.generic {indexing_maps = [#id], iterator_types = ["parallel", "parallel"]} outs(%o : !blk) attrs = {d2m.dst_slots = 1 : i64} {
+    ^bb0(%c: !tile):
+      %a = d2m.tile_fill 1.0 {d2m.dst_slot = 0 : i64} : !tile
+      %s = d2m.dst_spill %spill_cb, %a : !d2m.cb<memref<1x4x!tile, #ttcore.memory_space<l1>>, 1>, !tile -> !tile
+      %b = d2m.tile_fill 2.0 {d2m.dst_slot = 0 : i64} : !tile
+      %r = d2m.tile_add %s, %b {d2m.dst_slot = 0 : i64} : !tile
+      linalg.yield %r : !tile
+    }
+    d2m.push %out_cb : !cb
   }
   return
 }
@@ -150,15 +176,14 @@ func.func @bcast_div(%x: !blk, %m: memref<2x1x!tile, #ttcore.memory_space<l1>>, 
 // An accumulator whose block already holds data starts from that data.
 // CHECK-LABEL: func.func @defined_init
 // CHECK:      %[[DST:.*]] = d2m.acquire_dst
-// CHECK-NEXT: %[[INIT:.*]] = memref.load %out[
-// CHECK-NEXT: %[[C0:.*]] = arith.constant 0 : index
-// CHECK-NEXT: memref.store %[[INIT]], %[[DST]][%[[C0]]]
+// CHECK:      %[[INIT:.*]] = memref.load %out[
+// CHECK:      memref.store %[[INIT]], %[[DST]][%{{.*}}]
 // CHECK:      d2m.tile_matmul
 func.func @defined_init(%a: !blk, %b: !blk, %out: !blk) {
-  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %b : !blk, !blk) outs(%out : !blk) {
-  ^bb0(%x: !tile, %y: !tile, %acc: !tile):
-    %r = d2m.tile_matmul %x, %y, %acc : !tile, !tile
-    linalg.yield %r : !tile
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %b : !blk, !blk) outs(%out : !blk) attrs = {d2m.dst_slots = 1 : i64} {
+  ^bb0(%p: !tile, %q: !tile, %acc: !tile):
+    %m = d2m.tile_matmul %p, %q, %acc {d2m.dst_slot = 0 : i64} : !tile, !tile
+    linalg.yield %m : !tile
   }
   return
 }

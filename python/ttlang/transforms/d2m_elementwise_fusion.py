@@ -1,0 +1,308 @@
+"""d2m-elementwise-fusion: merges producer -> consumer `linalg.generic`s of a compute
+region (on tensors, before bufferization) so that intermediates stay in DST instead of
+being packed to a CB and unpacked again.
+
+What fuses, and why (the engines decide; `ttlang.transforms.analysis.dst_liveness`):
+
+- An elementwise producer (all loops parallel, one result used by one op only, body
+  not reading its output) into its consumer, when the consumer reads the producer's
+  tile once per output tile (its indexing map for the operand is its output map) and
+  every op of the consumer using that operand takes it from DST: add/sub/mul (SFPU, or
+  FPU with dest reuse), div/maximum/where, unary and scalar ops. The producer's body
+  is inlined before its first user; its inputs become the consumer's, with their
+  indexing maps composed. Chains fuse step by step into one generic.
+- An elementwise consumer into a reduction or matmul as its epilogue: the reduction's
+  result (its only use) is still in DST after the reduction loop, so ops on it run
+  there before the pack. The consumer's ops join the reduction's body marked
+  `d2m.epilogue` (run once, after the reduction, on the final accumulator); its other
+  inputs join with their maps composed with the reduction's output map. An elementwise
+  producer of an epilogue input then fuses into the epilogue as above.
+- Not fused: anything feeding a matmul's A/B, a reduction's input or scaler, a
+  transpose or a broadcast. Those engines unpack their operands from a CB (srcA/srcB),
+  so the producer's result has to be packed to L1 first. A producer with several uses
+  is not fused either (it would be recomputed, or packed anyway), nor is a consumer
+  that broadcasts the producer's tile across several output tiles.
+
+Before:
+
+    %e = linalg.generic {iterator_types = ["parallel", "parallel"]} ins(%x) outs(%t0) {
+      ^bb0(%a: !tile, %o: !tile):  %r = d2m.tile_exp %a ; linalg.yield %r }
+    %s = linalg.generic {iterator_types = ["parallel", "parallel"]} ins(%e, %y) outs(%t1) {
+      ^bb0(%a: !tile, %b: !tile, %o: !tile):  %r = d2m.tile_add %a, %b ; linalg.yield %r }
+
+After:
+
+    %s = linalg.generic {iterator_types = ["parallel", "parallel"]} ins(%y, %x) outs(%t1) {
+      ^bb0(%b: !tile, %a: !tile, %o: !tile):
+        %e = d2m.tile_exp %a
+        %r = d2m.tile_add %e, %b
+        linalg.yield %r }
+
+Never fails: generics it cannot fuse are left as they are.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import tensor
+from xdsl.dialects.builtin import AffineMapAttr, ArrayAttr, ModuleOp, TensorType, UnitAttr
+from xdsl.dialects.linalg.ops import GenericOp, YieldOp
+from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue
+from xdsl.ir.affine import AffineMap
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import (
+    GreedyRewritePatternApplier,
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
+
+from ttlang.dialects.ttcore import TileType
+from ttlang.transforms.analysis.dst_liveness import EPILOGUE_ATTR, FORMS, Form
+
+
+def _is_tile_generic(op: Operation | None) -> bool:
+    return (
+        isinstance(op, GenericOp)
+        and len(op.res) == 1
+        and len(op.outputs) == 1
+        and isinstance(op.res[0].type, TensorType)
+        and all(isinstance(arg.type, TileType) for arg in op.body.block.args)
+    )
+
+
+def _all_parallel(op: GenericOp) -> bool:
+    return all(it.data.value == "parallel" for it in op.iterator_types)
+
+
+def _maps(op: GenericOp) -> list[AffineMap]:
+    return [attr.data for attr in op.indexing_maps]
+
+
+def _reads_from_dst(arg: BlockArgument) -> bool:
+    """Whether every op using the body argument `arg` can take it from DST."""
+    for use in arg.uses:
+        user = use.operation
+        if isinstance(user, YieldOp):
+            continue
+        form = FORMS.get(type(user))
+        if form is None or form is Form.FROM_CB:
+            return False
+        if form is Form.ACCUMULATE_FROM_CBS and use.index < len(user.operands) - 1:
+            return False
+    return True
+
+
+def _has_reduction(op: GenericOp) -> bool:
+    return not _all_parallel(op)
+
+
+def _fusible_producer(consumer: GenericOp, index: int) -> GenericOp | None:
+    """The elementwise generic producing input `index` of `consumer`, if it may be
+    inlined there (see the module docstring)."""
+    producer = consumer.inputs[index].owner
+    if not _is_tile_generic(producer) or producer.parent_block() is not consumer.parent_block():
+        return None
+    assert isinstance(producer, GenericOp)
+    if not _all_parallel(producer) or producer.res[0].uses.get_length() != 1:
+        return None
+    if producer.body.block.args[-1].uses:
+        return None
+    producer_maps = _maps(producer)
+    if producer_maps[-1] != AffineMap.identity(producer_maps[-1].num_dims):
+        return None
+    consumer_maps = _maps(consumer)
+    if consumer_maps[index] != consumer_maps[-1]:
+        return None
+    arg = consumer.body.block.args[index]
+    if not _reads_from_dst(arg):
+        return None
+    if _has_reduction(consumer) and not all(
+        isinstance(use.operation, YieldOp) or EPILOGUE_ATTR in use.operation.attributes
+        for use in arg.uses
+    ):
+        return None
+    return producer
+
+
+def _inline_body(
+    source: GenericOp,
+    target: Block,
+    args: dict[SSAValue, SSAValue],
+    before: Operation | None,
+    epilogue: bool,
+) -> SSAValue:
+    """Clones `source`'s body ops into `target` (before `before`, else at the end) with
+    its arguments mapped by `args`; returns the value it yields."""
+    mapping = dict(args)
+    for op in source.body.block.ops:
+        if isinstance(op, YieldOp):
+            return mapping.get(op.operands[0], op.operands[0])
+        clone = op.clone(value_mapper=mapping)
+        if epilogue:
+            clone.attributes[EPILOGUE_ATTR] = UnitAttr()
+        if before is None:
+            target.add_op(clone)
+        else:
+            target.insert_op_before(clone, before)
+        for old, new in zip(op.results, clone.results):
+            mapping[old] = new
+    raise AssertionError("a linalg.generic body ends with linalg.yield")
+
+
+def _new_generic(
+    template: GenericOp,
+    inputs: list[SSAValue],
+    maps: list[AffineMap],
+    output: SSAValue,
+    iterator_types: ArrayAttr,
+    body: Block,
+) -> GenericOp:
+    return GenericOp(
+        inputs,
+        [output],
+        Region(body),
+        ArrayAttr([AffineMapAttr(m) for m in maps]),
+        iterator_types,
+        [template.res[0].type],
+    )
+
+
+class FuseElementwiseProducer(RewritePattern):
+    """An elementwise generic whose only use is a DST operand of a generic -> inlined."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, consumer: GenericOp, rewriter: PatternRewriter) -> None:
+        if not _is_tile_generic(consumer):
+            return
+        for index in range(len(consumer.inputs)):
+            producer = _fusible_producer(consumer, index)
+            if producer is not None:
+                rewriter.replace(consumer, _fuse_producer(producer, consumer, index))
+                rewriter.erase(producer)
+                return
+
+
+def _fuse_producer(producer: GenericOp, consumer: GenericOp, index: int) -> GenericOp:
+    consumer_maps, producer_maps = _maps(consumer), _maps(producer)
+    kept = [i for i in range(len(consumer.inputs)) if i != index]
+    producer_inputs = list(producer.inputs)
+    consumer_args = consumer.body.block.args
+    producer_args = producer.body.block.args
+    body = Block(
+        arg_types=[
+            *(consumer_args[i].type for i in kept),
+            *(arg.type for arg in producer_args[: len(producer_inputs)]),
+            consumer_args[-1].type,
+        ]
+    )
+    new_args = list(body.args)
+    mapping: dict[SSAValue, SSAValue] = {consumer_args[i]: new_args[n] for n, i in enumerate(kept)}
+    mapping[consumer_args[-1]] = new_args[-1]
+    first_user_index = min(
+        list(consumer.body.block.ops).index(use.operation) for use in consumer_args[index].uses
+    )
+    consumer_ops = list(consumer.body.block.ops)
+    for position, op in enumerate(consumer_ops):
+        if position == first_user_index:
+            producer_mapping = {
+                arg: new_args[len(kept) + n]
+                for n, arg in enumerate(producer_args[: len(producer_inputs)])
+            }
+            mapping[consumer_args[index]] = _inline_body(
+                producer, body, producer_mapping, None, epilogue=_has_reduction(consumer)
+            )
+        clone = op.clone(value_mapper=mapping)
+        body.add_op(clone)
+        for old, new in zip(op.results, clone.results):
+            mapping[old] = new
+    maps = [
+        *(consumer_maps[i] for i in kept),
+        *(m.compose(consumer_maps[index]) for m in producer_maps[: len(producer_inputs)]),
+        consumer_maps[-1],
+    ]
+    inputs = [*(consumer.inputs[i] for i in kept), *producer_inputs]
+    return _new_generic(
+        consumer, inputs, maps, consumer.outputs[0], consumer.iterator_types, body
+    )
+
+
+class FuseEpilogue(RewritePattern):
+    """An elementwise generic on a reduction's only result, read from DST -> the
+    reduction's epilogue."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, consumer: GenericOp, rewriter: PatternRewriter) -> None:
+        if not _is_tile_generic(consumer) or not _all_parallel(consumer):
+            return
+        if consumer.body.block.args[-1].uses:
+            return
+        consumer_maps = _maps(consumer)
+        for index, operand in enumerate(consumer.inputs):
+            reduction = operand.owner
+            if not _is_tile_generic(reduction) or not _has_reduction(reduction):  # type: ignore[arg-type]
+                continue
+            assert isinstance(reduction, GenericOp)
+            if reduction.parent_block() is not consumer.parent_block():
+                continue
+            if reduction.res[0].uses.get_length() != 1 or not isinstance(
+                reduction.outputs[0].owner, tensor.EmptyOp
+            ):
+                continue
+            if consumer_maps[index] != consumer_maps[-1] or consumer_maps[-1] != AffineMap.identity(
+                consumer_maps[-1].num_dims
+            ):
+                continue
+            if not _reads_from_dst(consumer.body.block.args[index]):
+                continue
+            rewriter.replace(consumer, _fuse_epilogue(reduction, consumer, index))
+            rewriter.erase(reduction)
+            return
+
+
+def _fuse_epilogue(reduction: GenericOp, consumer: GenericOp, index: int) -> GenericOp:
+    reduction_maps, consumer_maps = _maps(reduction), _maps(consumer)
+    output_map = reduction_maps[-1]
+    kept = [i for i in range(len(consumer.inputs)) if i != index]
+    reduction_args = reduction.body.block.args
+    consumer_args = consumer.body.block.args
+    num_inputs = len(reduction.inputs)
+    body = Block(
+        arg_types=[
+            *(arg.type for arg in reduction_args[:num_inputs]),
+            *(consumer_args[i].type for i in kept),
+            reduction_args[-1].type,
+        ]
+    )
+    new_args = list(body.args)
+    reduction_mapping = {arg: new_args[n] for n, arg in enumerate(reduction_args[:num_inputs])}
+    reduction_mapping[reduction_args[-1]] = new_args[-1]
+    result = _inline_body(reduction, body, reduction_mapping, None, epilogue=False)
+    consumer_mapping = {consumer_args[i]: new_args[num_inputs + n] for n, i in enumerate(kept)}
+    consumer_mapping[consumer_args[index]] = result
+    yielded = _inline_body(consumer, body, consumer_mapping, None, epilogue=True)
+    body.add_op(YieldOp(yielded))
+    maps = [
+        *reduction_maps[:num_inputs],
+        *(consumer_maps[i].compose(output_map) for i in kept),
+        output_map,
+    ]
+    inputs = [*reduction.inputs, *(consumer.inputs[i] for i in kept)]
+    return _new_generic(
+        consumer, inputs, maps, consumer.outputs[0], reduction.iterator_types, body
+    )
+
+
+@dataclass(frozen=True)
+class D2MElementwiseFusion(ModulePass):
+    """Fuses elementwise chains, and elementwise epilogues into reductions and matmuls."""
+
+    name = "d2m-elementwise-fusion"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        PatternRewriteWalker(
+            GreedyRewritePatternApplier([FuseEpilogue(), FuseElementwiseProducer()]),
+        ).rewrite_module(op)

@@ -1,0 +1,113 @@
+// RUN: %ttlang-opt %s -p d2m-elementwise-fusion | FileCheck %s
+
+!tile = !ttcore.tile<32x32, bf16>
+!t = tensor<2x2x!tile>
+!col = tensor<2x1x!tile>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#mm_a = affine_map<(d0, d1, d2) -> (d0, d2)>
+#mm_b = affine_map<(d0, d1, d2) -> (d2, d1)>
+#mm_c = affine_map<(d0, d1, d2) -> (d0, d1)>
+
+// exp -> add -> recip: one generic; the producers' inputs join the consumer's.
+// CHECK-LABEL: func.func @chain
+// CHECK:      %[[R:.*]] = linalg.generic {indexing_maps = [{{.*}}], iterator_types = ["parallel", "parallel"]} ins(%y, %x : {{.*}}) outs(%e2 : {{.*}})
+// CHECK-NEXT: ^bb0(%[[B:.*]]: !ttcore.tile<32x32, bf16>, %[[A:.*]]: !ttcore.tile<32x32, bf16>, %{{.*}}: !ttcore.tile<32x32, bf16>):
+// CHECK-NEXT:   %[[E:.*]] = d2m.tile_exp %[[A]]
+// CHECK-NEXT:   %[[S:.*]] = d2m.tile_add %[[E]], %[[B]]
+// CHECK-NEXT:   %[[Q:.*]] = d2m.tile_recip %[[S]]
+// CHECK-NEXT:   linalg.yield %[[Q]]
+// CHECK-NEXT: } -> tensor<2x2x!ttcore.tile<32x32, bf16>>
+// CHECK-NEXT: func.return %[[R]]
+func.func @chain(%x: !t, %y: !t) -> !t {
+  %e0 = tensor.empty() : !t
+  %e = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%x : !t) outs(%e0 : !t) {
+  ^bb0(%a: !tile, %o: !tile):
+    %r = d2m.tile_exp %a : !tile
+    linalg.yield %r : !tile
+  } -> !t
+  %e1 = tensor.empty() : !t
+  %s = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]} ins(%e, %y : !t, !t) outs(%e1 : !t) {
+  ^bb0(%a: !tile, %b: !tile, %o: !tile):
+    %r = d2m.tile_add %a, %b : !tile
+    linalg.yield %r : !tile
+  } -> !t
+  %e2 = tensor.empty() : !t
+  %q = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%s : !t) outs(%e2 : !t) {
+  ^bb0(%a: !tile, %o: !tile):
+    %r = d2m.tile_recip %a : !tile
+    linalg.yield %r : !tile
+  } -> !t
+  return %q : !t
+}
+
+// A matmul's consumers become its epilogue, run on the accumulator in DST; the bias
+// input joins with the matmul's output map.
+// CHECK-LABEL: func.func @matmul_epilogue
+// CHECK:      linalg.generic {indexing_maps = [{{.*}}, affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %b, %c : {{.*}})
+// CHECK-NEXT: ^bb0(%[[P:.*]]: !ttcore.tile<32x32, bf16>, %[[Q:.*]]: !ttcore.tile<32x32, bf16>, %[[C:.*]]: !ttcore.tile<32x32, bf16>, %[[ACC:.*]]: !ttcore.tile<32x32, bf16>):
+// CHECK-NEXT:   %[[M:.*]] = d2m.tile_matmul %[[P]], %[[Q]], %[[ACC]]
+// CHECK-NEXT:   %[[S:.*]] = d2m.tile_sub %[[M]], %[[C]] {d2m.epilogue}
+// CHECK-NEXT:   %[[E:.*]] = d2m.tile_exp %[[S]] {d2m.epilogue}
+// CHECK-NEXT:   linalg.yield %[[E]]
+func.func @matmul_epilogue(%a: !t, %b: !t, %c: !t) -> !t {
+  %e0 = tensor.empty() : !t
+  %m = linalg.generic {indexing_maps = [#mm_a, #mm_b, #mm_c], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %b : !t, !t) outs(%e0 : !t) {
+  ^bb0(%p: !tile, %q: !tile, %acc: !tile):
+    %r = d2m.tile_matmul %p, %q, %acc : !tile, !tile
+    linalg.yield %r : !tile
+  } -> !t
+  %e1 = tensor.empty() : !t
+  %s = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]} ins(%m, %c : !t, !t) outs(%e1 : !t) {
+  ^bb0(%x: !tile, %y: !tile, %o: !tile):
+    %r = d2m.tile_sub %x, %y : !tile
+    linalg.yield %r : !tile
+  } -> !t
+  %e2 = tensor.empty() : !t
+  %x = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%s : !t) outs(%e2 : !t) {
+  ^bb0(%v: !tile, %o: !tile):
+    %r = d2m.tile_exp %v : !tile
+    linalg.yield %r : !tile
+  } -> !t
+  return %x : !t
+}
+
+// Not fused: an exp feeding a matmul operand (the matmul unpacks A from a CB), an exp
+// with two users, and a row max read through a broadcast (the broadcast unpacks it
+// from a CB).
+// CHECK-LABEL: func.func @not_fused
+// CHECK-COUNT-5: linalg.generic
+// CHECK-NOT:     linalg.generic
+func.func @not_fused(%a: !t, %b: !t, %s: !t, %scaler: !t) -> (!t, !t, !t) {
+  %e0 = tensor.empty() : !t
+  %ea = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%a : !t) outs(%e0 : !t) {
+  ^bb0(%v: !tile, %o: !tile):
+    %r = d2m.tile_exp %v : !tile
+    linalg.yield %r : !tile
+  } -> !t
+  %e1 = tensor.empty() : !t
+  %m = linalg.generic {indexing_maps = [#mm_a, #mm_b, #mm_c], iterator_types = ["parallel", "parallel", "reduction"]} ins(%ea, %b : !t, !t) outs(%e1 : !t) {
+  ^bb0(%p: !tile, %q: !tile, %acc: !tile):
+    %r = d2m.tile_matmul %p, %q, %acc : !tile, !tile
+    linalg.yield %r : !tile
+  } -> !t
+  %e2 = tensor.empty() : !t
+  %twice = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]} ins(%ea, %ea : !t, !t) outs(%e2 : !t) {
+  ^bb0(%x: !tile, %y: !tile, %o: !tile):
+    %r = d2m.tile_mul %x, %y : !tile
+    linalg.yield %r : !tile
+  } -> !t
+  %e3 = tensor.empty() : !col
+  %mx = linalg.generic {indexing_maps = [#id, affine_map<(d0, d1) -> (0, 0)>, affine_map<(d0, d1) -> (d0, 0)>], iterator_types = ["parallel", "reduction"]} ins(%s, %scaler : !t, !t) outs(%e3 : !col) {
+  ^bb0(%x: !tile, %sc: !tile, %acc: !tile):
+    %r = d2m.tile_reduce_max <row> %x, %sc, %acc : !tile
+    linalg.yield %r : !tile
+  } -> !col
+  %e4 = tensor.empty() : !t
+  %d = linalg.generic {indexing_maps = [#id, affine_map<(d0, d1) -> (d0, 0)>, #id], iterator_types = ["parallel", "parallel"]} ins(%s, %mx : !t, !col) outs(%e4 : !t) {
+  ^bb0(%x: !tile, %y: !tile, %o: !tile):
+    %bc = d2m.tile_bcast <col> %y : !tile
+    %r = d2m.tile_sub %x, %bc : !tile
+    linalg.yield %r : !tile
+  } -> !t
+  return %m, %twice, %d : !t, !t, !t
+}

@@ -1,0 +1,91 @@
+// RUN: %ttlang-opt %s -p d2m-tile-subblock | FileCheck %s
+
+!tile = !ttcore.tile<32x32, bf16>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+
+// Two values live at once per tile (the exp and the fill) in a 4x4 block: 32 DST
+// tiles; bf16 half sync holds 8, so 4 tiles per section, as a whole row.
+// CHECK-LABEL: func.func @row_of_four
+// CHECK:      linalg.generic {{.*}} attrs = {{ *}}{d2m.subblock = array<i64: 1, 4>}
+func.func @row_of_four(%in: memref<4x4x!tile, #ttcore.memory_space<l1>>, %out: memref<4x4x!tile, #ttcore.memory_space<l1>>) {
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%in : memref<4x4x!tile, #ttcore.memory_space<l1>>) outs(%out : memref<4x4x!tile, #ttcore.memory_space<l1>>) {
+  ^bb0(%a: !tile, %c: !tile):
+    %e = d2m.tile_exp %a : !tile
+    %two = d2m.tile_fill 2.0 : !tile
+    %r = d2m.tile_mul %e, %two : !tile
+    linalg.yield %r : !tile
+  }
+  return
+}
+
+// One value per tile, full sync (16 tiles): of the 4x8 block, 2x8 per section.
+// CHECK-LABEL: func.func @two_rows_full_sync
+// CHECK:      linalg.generic {{.*}} attrs = {{ *}}{d2m.subblock = array<i64: 2, 8>}
+func.func @two_rows_full_sync(%in: memref<4x8x!tile, #ttcore.memory_space<l1>>, %out: memref<4x8x!tile, #ttcore.memory_space<l1>>) attributes {ttcore.compute_config = {dst_full_sync_en = true}} {
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%in : memref<4x8x!tile, #ttcore.memory_space<l1>>) outs(%out : memref<4x8x!tile, #ttcore.memory_space<l1>>) {
+  ^bb0(%a: !tile, %c: !tile):
+    %e = d2m.tile_exp %a : !tile
+    linalg.yield %e : !tile
+  }
+  return
+}
+
+// 3x5 tiles, one value each, 8 slots: the best divisor shape is a 1x5 row (5 tiles).
+// CHECK-LABEL: func.func @three_by_five
+// CHECK:      linalg.generic {{.*}} attrs = {{ *}}{d2m.subblock = array<i64: 1, 5>}
+func.func @three_by_five(%a: memref<3x5x!tile, #ttcore.memory_space<l1>>, %b: memref<3x5x!tile, #ttcore.memory_space<l1>>, %out: memref<3x5x!tile, #ttcore.memory_space<l1>>) {
+  linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]} ins(%a, %b : memref<3x5x!tile, #ttcore.memory_space<l1>>, memref<3x5x!tile, #ttcore.memory_space<l1>>) outs(%out : memref<3x5x!tile, #ttcore.memory_space<l1>>) {
+  ^bb0(%x: !tile, %y: !tile, %c: !tile):
+    %s = d2m.tile_add %x, %y : !tile
+    linalg.yield %s : !tile
+  }
+  return
+}
+
+// A matmul's footprint is its accumulator: the 4x4 output in 2x4 subblocks (fp32
+// accumulation, full sync: 8 tiles); the K loop stays inside each section.
+// CHECK-LABEL: func.func @matmul
+// CHECK:      linalg.generic {{.*}} attrs = {{ *}}{d2m.subblock = array<i64: 2, 4>}
+func.func @matmul(%a: memref<4x2x!tile, #ttcore.memory_space<l1>>, %b: memref<2x4x!tile, #ttcore.memory_space<l1>>, %out: memref<4x4x!tile, #ttcore.memory_space<l1>>) attributes {ttcore.compute_config = {fp32_dest_acc_en = true, dst_full_sync_en = true}} {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %b : memref<4x2x!tile, #ttcore.memory_space<l1>>, memref<2x4x!tile, #ttcore.memory_space<l1>>) outs(%out : memref<4x4x!tile, #ttcore.memory_space<l1>>) {
+  ^bb0(%p: !tile, %q: !tile, %acc: !tile):
+    %m = d2m.tile_matmul %p, %q, %acc : !tile, !tile
+    linalg.yield %m : !tile
+  }
+  return
+}
+
+// A body needing 5 slots per tile (fp32 half sync holds 4): one tile per section;
+// d2m-dst-allocate spills within it.
+// CHECK-LABEL: func.func @beyond_capacity
+// CHECK:      linalg.generic {{.*}} attrs = {{ *}}{d2m.subblock = array<i64: 1, 1>}
+func.func @beyond_capacity(%out: memref<2x2x!tile, #ttcore.memory_space<l1>>) attributes {ttcore.compute_config = {fp32_dest_acc_en = true}} {
+  linalg.generic {indexing_maps = [#id], iterator_types = ["parallel", "parallel"]} outs(%out : memref<2x2x!tile, #ttcore.memory_space<l1>>) {
+  ^bb0(%c: !tile):
+    %a = d2m.tile_fill 1.0 : !tile
+    %b = d2m.tile_fill 2.0 : !tile
+    %d = d2m.tile_fill 3.0 : !tile
+    %e = d2m.tile_fill 4.0 : !tile
+    %f = d2m.tile_fill 5.0 : !tile
+    %s1 = d2m.tile_add %a, %b : !tile
+    %s2 = d2m.tile_add %d, %e : !tile
+    %s3 = d2m.tile_add %s1, %f : !tile
+    %s4 = d2m.tile_add %s2, %s3 : !tile
+    linalg.yield %s4 : !tile
+  }
+  return
+}
+
+// The whole block fits (2x2 tiles x 1 slot <= 8): left as one section.
+// CHECK-LABEL: func.func @fits
+// CHECK:      linalg.generic
+// CHECK-NOT:  d2m.subblock
+// CHECK:      return
+func.func @fits(%in: memref<2x2x!tile, #ttcore.memory_space<l1>>, %out: memref<2x2x!tile, #ttcore.memory_space<l1>>) {
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%in : memref<2x2x!tile, #ttcore.memory_space<l1>>) outs(%out : memref<2x2x!tile, #ttcore.memory_space<l1>>) {
+  ^bb0(%a: !tile, %c: !tile):
+    %e = d2m.tile_exp %a : !tile
+    linalg.yield %e : !tile
+  }
+  return
+}
