@@ -54,6 +54,10 @@ constexpr uint64_t kSqrtTile = 96;
 constexpr uint64_t kSfpuSimpleTile = 96;
 // SFPU divide (recip + mul): estimate.
 constexpr uint64_t kSfpuDivTile = 128;
+// where_tile (a select of two DST tiles by a third): estimate. tt-llk's _calculate_where_
+// schedules it at 3 cycles per row of 32 values (96 per tile) when the output is the
+// condition tile; taken as 4 per row (load condition, load true/false, store) here.
+constexpr uint64_t kSfpuWhereTile = 128;
 
 // ---- packer: 16 B/cycle per interface, 4 interfaces (tensix.md "Packer") ----
 constexpr uint64_t kPackBytesPerCycle = 64;

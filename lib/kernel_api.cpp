@@ -331,6 +331,27 @@ void sfpu_binary(SfpuBinary op, uint32_t dst0, uint32_t dst1, uint32_t out) {
   scheduler().advance(op == SfpuBinary::Div ? cost::kSfpuDivTile : cost::kSfpuSimpleTile);
 }
 
+void sfpu_where(uint32_t cond, uint32_t if_true, uint32_t if_false, uint32_t out, DataFormat format) {
+  const char* call = "where_tile";
+  Core& core = compute_core(call);
+  const float* c = core.dst().math_tile(cond, call);
+  const float* t = core.dst().math_tile(if_true, call);
+  const float* f = core.dst().math_tile(if_false, call);
+  float* result = core.dst().math_tile(out, call);
+  // The format selects how the SFPU loads DST (16-bit or 32-bit rows); the other one
+  // reads a DST of the wrong width.
+  bool fp32_dst = !core.dst().rounds_to_bf16();
+  if (format != DataFormat::Float16_b && format != DataFormat::Float32)
+    fail("where_tile: only DataFormat::Float16_b and DataFormat::Float32 are emulated");
+  if (format == DataFormat::Float16_b && fp32_dst)
+    fail("where_tile<DataFormat::Float16_b> on a 32-bit DST (fp32_dest_acc_en); use DataFormat::Float32");
+  if (format == DataFormat::Float32 && !fp32_dst)
+    fail("where_tile<DataFormat::Float32> on a 16-bit DST; use DataFormat::Float16_b or set fp32_dest_acc_en");
+  sfpu_where_tile(c, t, f, result);
+  core.dst().store(out);
+  scheduler().advance(cost::kSfpuWhereTile);
+}
+
 void fill_tile(uint32_t dst, float value) {
   Core& core = compute_core("fill_tile");
   float* values = core.dst().math_tile(dst, "fill_tile");

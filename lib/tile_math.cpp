@@ -148,4 +148,8 @@ void sfpu_binary_tile(SfpuBinary op, const float* a, const float* b, float* out)
   }
 }
 
+void sfpu_where_tile(const float* cond, const float* if_true, const float* if_false, float* out) {
+  for (int i = 0; i < kTileElements; ++i) out[i] = cond[i] != 0.0f ? if_true[i] : if_false[i];
+}
+
 }  // namespace ttemu

@@ -25,5 +25,8 @@ void transpose_tile(const float* in, float* out);
 
 void sfpu_unary_tile(SfpuUnary op, float param, bool approximate, float* values);
 void sfpu_binary_tile(SfpuBinary op, const float* a, const float* b, float* out);
+// out = cond != 0 ? if_true : if_false, elementwise (-0 counts as zero, NaN as nonzero);
+// `out` may be any of the inputs.
+void sfpu_where_tile(const float* cond, const float* if_true, const float* if_false, float* out);
 
 }  // namespace ttemu

@@ -80,6 +80,9 @@ void unary_bcast(Broadcast bcast, uint32_t cb, uint32_t tile, uint32_t dst);
 void transpose_wh_tile(uint32_t cb, uint32_t tile, uint32_t dst);
 void sfpu_unary(SfpuUnary op, uint32_t dst, float param, bool approx);
 void sfpu_binary(SfpuBinary op, uint32_t dst0, uint32_t dst1, uint32_t out);
+// DST[out] = DST[cond] != 0 ? DST[if_true] : DST[if_false]; `format` is where_tile's
+// template argument, the DST format it reads (Float16_b: 16-bit DST, Float32: 32-bit).
+void sfpu_where(uint32_t cond, uint32_t if_true, uint32_t if_false, uint32_t out, DataFormat format);
 void fill_tile(uint32_t dst, float value);
 
 // ---- data movement ----------------------------------------------------------------

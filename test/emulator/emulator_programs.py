@@ -260,3 +260,45 @@ def tile_op(op: str) -> Program:
     """out = op(x, y) on one tile each (buffers a = x, b = y, out), see compute_tile_op.cpp."""
     program = eltwise_add((32, 32), (1, 1))
     return with_kernel(program, "compute", "compute_tile_op.cpp", 0, 1, 16, TILE_OPS.index(op))
+
+
+def where(
+    shape: tuple[int, int],
+    grid: tuple[int, int],
+    *,
+    data_format: str = "bf16",
+    fp32_where: bool = False,
+    slots: tuple[int, int, int, int] = (0, 1, 2, 0),
+    compute_config: ComputeConfig = ComputeConfig(),
+) -> Program:
+    """out = where(cond, a, b) through where_tile, the tiles split evenly over the grid
+    (buffers cond, a, b, out of `data_format`; see compute_where.cpp). `slots` are the
+    DST slots of cond, a, b and the output; `fp32_where` picks where_tile's Float32 form."""
+    cb_c, cb_t, cb_f, cb_out = 0, 1, 2, 16
+    cores = grid_cores(grid)
+    per_core = (shape[0] // 32) * (shape[1] // 32) // len(cores)
+    start = {core: i * per_core for i, core in enumerate(cores)}
+    page = tile_size_bytes(data_format)
+    return Program(
+        grid=grid,
+        kernels=[
+            kernel("reader_ternary.cpp", "reader", cb_c, cb_t, cb_f),
+            kernel("compute_where.cpp", "compute", cb_c, cb_t, cb_f, cb_out, int(fp32_where), *slots),
+            kernel("writer_unary.cpp", "writer", cb_out, TENSOR_ACCESSOR_DRAM),
+        ],
+        cbs=[CBConfig(cb, 2, page, data_format) for cb in (cb_c, cb_t, cb_f, cb_out)],
+        buffers=[
+            DramBuffer("cond", shape, data_format),
+            DramBuffer("a", shape, data_format),
+            DramBuffer("b", shape, data_format),
+            DramBuffer("out", shape, data_format, is_input=False, is_output=True),
+        ],
+        runtime_args={
+            "reader_ternary": {
+                c: [BufferAddress("cond"), BufferAddress("a"), BufferAddress("b"), start[c], per_core] for c in cores
+            },
+            "compute_where": {c: [per_core] for c in cores},
+            "writer_unary": {c: [BufferAddress("out"), start[c], per_core] for c in cores},
+        },
+        compute_config=compute_config,
+    )
