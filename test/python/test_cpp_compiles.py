@@ -130,3 +130,15 @@ def test_compile_errors_are_reported(tmp_path: Path) -> None:
     """The check above can fail: a call the headers do not declare is an error."""
     source = translate(ADD_KERNELS)["add_compute"].replace("add_tiles(", "add_tile(")
     assert "add_tile" in compile_errors(source, tmp_path / "broken.cpp")
+
+
+@needs_gxx
+def test_where_tile_names_its_dst_format(tmp_path: Path) -> None:
+    """where_tile's format becomes tt-metal's template argument; the header takes
+    Float16_b and Float32 and rejects at compile time the formats it cannot emulate."""
+    source = translate((TTKERNEL_TESTS / "compute_ops.mlir").read_text())["compute"]
+    assert '#include "compute_kernel_api/eltwise_unary/where.h"' in source
+    assert "where_tile<DataFormat::Float16_b>(1, 0, 1, 0);" in source
+    assert "where_tile<DataFormat::Float32>(0, 1, 0, 0);" in source
+    broken = source.replace("where_tile<DataFormat::Float32>", "where_tile<DataFormat::Int32>")
+    assert "where_tile: the emulator supports" in compile_errors(broken, tmp_path / "broken.cpp")

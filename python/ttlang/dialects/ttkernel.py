@@ -262,7 +262,7 @@ def _is_cb_operand(name: str) -> bool:
 
 
 def _is_dst_operand(name: str) -> bool:
-    return name in ("dst", "dst0", "dst1", "odst")
+    return name in ("dst", "dst0", "dst1", "dst2", "odst")
 
 
 # --------------------------------------------------------------------------- op bases
@@ -1233,6 +1233,57 @@ class BinaryMaxTileOp(_SFPUBinaryOp):
     COMPUTE_HEADER: ClassVar[str | None] = "compute_kernel_api/binary_max_min.h"
 
 
+_WHERE_FORMATS = (DataType.BF16, DataType.F32)
+
+
+@irdl_op_definition
+class WhereTileInitOp(_SFPUInitOp):
+    """Configures where_tile."""
+
+    name = "ttkernel.where_tile_init"
+    COMPUTE_HEADER: ClassVar[str | None] = _unary_h("where")
+
+
+@irdl_op_definition
+class WhereTileOp(TTKernelOp):
+    """DST[odst] = DST[dst0] != 0 ? DST[dst1] : DST[dst2], elementwise:
+    `ttkernel.where_tile<bf16>(%cond, %true, %false, %out)`. The format is DST's
+    (tt-metal's `where_tile<DataFormat::...>` template argument): `bf16` for a 16-bit
+    DST, `f32` with fp32_dest_acc_en."""
+
+    name = "ttkernel.where_tile"
+    COMPUTE_HEADER: ClassVar[str | None] = _unary_h("where")
+    dst0 = operand_def(I32)
+    dst1 = operand_def(I32)
+    dst2 = operand_def(I32)
+    odst = operand_def(I32)
+    data_format = prop_def(DataTypeAttr)
+    assembly_format = "$data_format `(` $dst0 `,` $dst1 `,` $dst2 `,` $odst `)` attr-dict"
+
+    def __init__(
+        self,
+        data_format: DataType,
+        dst0: SSAValue,
+        dst1: SSAValue,
+        dst2: SSAValue,
+        odst: SSAValue,
+    ):
+        super().__init__(
+            operands=[dst0, dst1, dst2, odst],
+            properties={"data_format": DataTypeAttr(data_format)},
+        )
+
+    def cpp_template_args(self) -> tuple[str, ...]:
+        return (CPP_DATA_FORMAT[self.data_format.data],)
+
+    def verify_(self) -> None:
+        super().verify_()
+        if self.data_format.data not in _WHERE_FORMATS:
+            raise VerifyException(
+                f"where_tile reads DST as bf16 or f32, not {self.data_format.data.value}"
+            )
+
+
 # --------------------------------------------------------------------------- data movement
 
 
@@ -1567,6 +1618,8 @@ TTKernel = Dialect(
         DivBinaryTileOp,
         BinaryMaxTileInitOp,
         BinaryMaxTileOp,
+        WhereTileInitOp,
+        WhereTileOp,
         GetInterleavedAddrGenFastOp,
         NocAsyncReadTileOp,
         NocAsyncWriteTileOp,

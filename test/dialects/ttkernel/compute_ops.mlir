@@ -153,7 +153,13 @@ func.func @compute() attributes {ttkernel.thread = #ttkernel.thread<compute>} {
   // CHECK-NEXT: ttkernel.div_binary_tile(%[[C0]], %[[C1]], %[[C0]])
   // CHECK-NEXT: ttkernel.binary_max_tile_init()
   // CHECK-NEXT: ttkernel.binary_max_tile(%[[C0]], %[[C1]], %[[C0]])
+  // CHECK-NEXT: ttkernel.where_tile_init()
+  // CHECK-NEXT: ttkernel.where_tile <bf16>(%[[C1]], %[[C0]], %[[C1]], %[[C0]])
+  // CHECK-NEXT: ttkernel.where_tile <f32>(%[[C0]], %[[C1]], %[[C0]], %[[C0]])
   // CHECK-NEXT: func.return
+  // GENERIC: "ttkernel.where_tile_init"() : () -> ()
+  // GENERIC-NEXT: "ttkernel.where_tile"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) <{data_format = #ttcore.data_format<bf16>}> : (i32, i32, i32, i32) -> ()
+  // GENERIC-NEXT: "ttkernel.where_tile"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) <{data_format = #ttcore.data_format<f32>}> : (i32, i32, i32, i32) -> ()
   ttkernel.add_binary_tile_init()
   ttkernel.add_binary_tile(%c0, %c1, %c0)
   ttkernel.sub_binary_tile_init()
@@ -164,5 +170,8 @@ func.func @compute() attributes {ttkernel.thread = #ttkernel.thread<compute>} {
   ttkernel.div_binary_tile(%c0, %c1, %c0)
   ttkernel.binary_max_tile_init()
   ttkernel.binary_max_tile(%c0, %c1, %c0)
+  ttkernel.where_tile_init()
+  ttkernel.where_tile <bf16>(%c1, %c0, %c1, %c0)
+  ttkernel.where_tile <f32>(%c0, %c1, %c0, %c0)
   func.return
 }

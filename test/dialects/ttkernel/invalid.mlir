@@ -68,6 +68,34 @@ func.func @sfpu_output_out_of_range() attributes {ttkernel.thread = #ttkernel.th
 
 // -----
 
+func.func @where_false_value_out_of_range() attributes {ttkernel.thread = #ttkernel.thread<compute>} {
+  %c0 = arith.constant 0 : i32
+  %dst2 = arith.constant 16 : i32
+  // expected-error @+1 {{DST index 16 of 'dst2' is out of range [0, 16)}}
+  ttkernel.where_tile <bf16>(%c0, %c0, %dst2, %c0)
+  func.return
+}
+
+// -----
+
+func.func @where_block_float_format() attributes {ttkernel.thread = #ttkernel.thread<compute>} {
+  %c0 = arith.constant 0 : i32
+  // expected-error @+1 {{where_tile reads DST as bf16 or f32, not bfp8_b}}
+  ttkernel.where_tile <bfp8_b>(%c0, %c0, %c0, %c0)
+  func.return
+}
+
+// -----
+
+func.func @where_in_writer() attributes {ttkernel.thread = #ttkernel.thread<writer>} {
+  %c0 = arith.constant 0 : i32
+  // expected-error @+1 {{'ttkernel.where_tile' op a compute op cannot run in a writer kernel}}
+  ttkernel.where_tile <f32>(%c0, %c0, %c0, %c0)
+  func.return
+}
+
+// -----
+
 func.func @multicast_to_nobody() attributes {ttkernel.thread = #ttkernel.thread<writer>} {
   %addr = arith.constant 4096 : i32
   %mcast = arith.constant 0 : i64
