@@ -42,7 +42,9 @@ Rewrites:
   add/sub/mul with both operands in CBs is the FPU form, with one in DST and one in a
   CB `binary_dest_reuse_tiles` (the DST operand's slot takes the result), with both in
   DST the SFPU form; a `d2m.tile_copy` of a DST tile is `binary_max_tile(s, s, d)`
-  (max(x, x) = x exactly; the kernel API has no DST-to-DST copy);
+  (max(x, x) = x exactly; the kernel API has no DST-to-DST copy); `d2m.tile_where`
+  (all three operands in DST) is `where_tile` in DST's format (f32 with
+  `fp32_dest_acc_en`, else bf16);
   `memref.store (memref.load %dst[s]), %cb_block[..]` -> `pack_tile`.
 - Each compute call is preceded by its init when the previous init differs (so an op
   gets its init again after an op of another kind); inits that are the same on every
@@ -66,8 +68,7 @@ After:
     ttkernel.add_tiles(%lhs_cb, %rhs_cb, %t, %t, %c0)
     ttkernel.tile_regs_commit()
 
-Fails (PassError) on ops it has no kernel-API form for (`d2m.iter_index`,
-`d2m.tile_where`), on loops or branches carrying values, on DMA and multicast of
+Fails (PassError) on ops it has no kernel-API form for (`d2m.iter_index`), on loops or branches carrying values, on DMA and multicast of
 blocks not from `d2m.wait`/`d2m.reserve` or to memrefs that are not kernel arguments,
 on tile operands it cannot trace to a CB block or a DST slot, on more than one generic
 per kernel function and on more than one kernel per module.
@@ -99,8 +100,8 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from ttlang.dialects import d2m, ttkernel
-from ttlang.dialects.ttcore import MemorySpace, TileType
-from ttlang.target.compute_config import COMPUTE_CONFIG_ATTR
+from ttlang.dialects.ttcore import DataType, MemorySpace, TileType
+from ttlang.target.compute_config import COMPUTE_CONFIG_ATTR, compute_config_of
 from ttlang.transforms.analysis.provenance import CBBlock, DstRegister, memref_origin
 from ttlang.transforms.diagnostics import PassError
 
@@ -699,6 +700,16 @@ class _KernelBuilder:
                 arith.ConstantOp(FloatAttr(op.value.value.data, Float32Type()))
             ).result
             builder.insert(ttkernel.FillTileOp(dst, value_f32))
+        elif isinstance(op, d2m.TileWhereOp):
+            cond, if_true, if_false = (self.operand(v, op, want_cb=False) for v in op.operands)
+            fp32_dst = compute_config_of(op).fp32_dest_acc_en
+            builder.insert(ttkernel.WhereTileInitOp())
+            builder.insert(
+                ttkernel.WhereTileOp(
+                    DataType.F32 if fp32_dst else DataType.BF16,
+                    cond.slot, if_true.slot, if_false.slot, dst,
+                )
+            )  # fmt: skip
         else:
             raise AssertionError(f"{op.name} is in _TILE_OPS but has no lowering")
 
@@ -724,6 +735,7 @@ _TILE_OPS = (
     d2m.TileDivScalarOp, d2m.TileExpOp, d2m.TileSqrtOp, d2m.TileRsqrtOp, d2m.TileRecipOp,
     d2m.TileNegOp, d2m.TileAbsOp, d2m.TileTransposeOp, d2m.TileMatmulOp,
     d2m.TileReduceSumOp, d2m.TileReduceMaxOp, d2m.TileBcastOp, d2m.TileFillOp,
+    d2m.TileWhereOp,
 )  # fmt: skip
 
 _HANDLERS: dict[type[Operation], Callable[[_KernelBuilder, Operation, Builder], None]] = {
@@ -778,6 +790,7 @@ _INIT_OPS = (
     ttkernel.DivBinaryTileInitOp, ttkernel.BinaryMaxTileInitOp, ttkernel.ExpTileInitOp,
     ttkernel.SqrtTileInitOp, ttkernel.RsqrtTileInitOp, ttkernel.RecipTileInitOp,
     ttkernel.NegativeTileInitOp, ttkernel.AbsTileInitOp, ttkernel.BinaryDestReuseTilesInitOp,
+    ttkernel.WhereTileInitOp,
 )  # fmt: skip
 
 
