@@ -1,0 +1,197 @@
+"""End-to-end tests of the DST passes (fusion, subblocking, DST allocation with spills)
+on the emulator against torch, with 16-bit and 32-bit (fp32 accumulation) DST.
+
+Each kernel runs one block per core on a 2x1 grid (rows split, so a row stays on one
+core); the block shape varies. Besides the numbers, each test checks the IR facts it
+is about (one fused generic, subblocks, spills), so a test cannot pass by a fallback
+path.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+import pytest
+import torch
+from e2e_kernels import TILE, assert_close, random_bf16
+
+from ttlang import (
+    CircularBuffer,
+    Program,
+    TensorAccessor,
+    compute,
+    core_index,
+    datamovement,
+    dma,
+    maximum,
+    pykernel_gen,
+)
+
+GRID = (2, 1)
+
+
+def block_kernel(expr: Callable, inputs: int, block: tuple[int, int], fp32_dest: bool):
+    """out block = expr(*input blocks), one `block` of tiles per core of GRID."""
+    rows, cols = block
+
+    if inputs == 1:
+
+        @pykernel_gen(grid=GRID, block_factors=[block] * 2, fp32_dest_acc_en=fp32_dest)
+        def one_input(x, out):
+            x_acc, out_acc = TensorAccessor(x), TensorAccessor(out)
+
+            @compute()
+            def apply(x_cb: CircularBuffer, out_cb: CircularBuffer):
+                with x_cb.wait() as a, out_cb.reserve() as o:
+                    o.store(expr(a))
+
+            @datamovement()
+            def reader(x_cb: CircularBuffer, out_cb: CircularBuffer):
+                with x_cb.reserve() as blk:
+                    dma(x_acc[core_index(0) * rows, core_index(1) * cols], blk).wait()
+
+            @datamovement()
+            def writer(x_cb: CircularBuffer, out_cb: CircularBuffer):
+                with out_cb.wait() as blk:
+                    dma(blk, out_acc[core_index(0) * rows, core_index(1) * cols]).wait()
+
+            return Program(apply, reader, writer)(x, out)
+
+        return one_input
+
+    @pykernel_gen(grid=GRID, block_factors=[block] * 3, fp32_dest_acc_en=fp32_dest)
+    def two_inputs(x, y, out):
+        x_acc, y_acc, out_acc = TensorAccessor(x), TensorAccessor(y), TensorAccessor(out)
+
+        @compute()
+        def apply(x_cb: CircularBuffer, y_cb: CircularBuffer, out_cb: CircularBuffer):
+            with x_cb.wait() as a, y_cb.wait() as b, out_cb.reserve() as o:
+                o.store(expr(a, b))
+
+        @datamovement()
+        def reader(x_cb: CircularBuffer, y_cb: CircularBuffer, out_cb: CircularBuffer):
+            row, col = core_index(0) * rows, core_index(1) * cols
+            with x_cb.reserve() as blk:
+                dma(x_acc[row, col], blk).wait()
+            with y_cb.reserve() as blk:
+                dma(y_acc[row, col], blk).wait()
+
+        @datamovement()
+        def writer(x_cb: CircularBuffer, y_cb: CircularBuffer, out_cb: CircularBuffer):
+            with out_cb.wait() as blk:
+                dma(blk, out_acc[core_index(0) * rows, core_index(1) * cols]).wait()
+
+        return Program(apply, reader, writer)(x, y, out)
+
+    return two_inputs
+
+
+def _shape(block: tuple[int, int]) -> tuple[int, int]:
+    return (GRID[0] * block[0] * TILE, GRID[1] * block[1] * TILE)
+
+
+def _compute_generics(ir: str) -> int:
+    """linalg.generics in the compute region (the first thread region) of a stage."""
+    compute_region = ir.split("d2m.generic", 1)[1].split("}, {", 1)[0]
+    return compute_region.count("linalg.generic")
+
+
+def chain13(x, y):
+    """13 operators: one fused generic, no intermediate leaves DST."""
+    t = (x * y + x) * 0.5
+    t = (t.exp() - y).abs()
+    t = ((t + 1.0).sqrt()).recip()
+    t = maximum(t, y).neg() * x
+    return t / 2.0
+
+
+def chain13_torch(x, y):
+    t = (x * y + x) * 0.5
+    t = (t.exp() - y).abs()
+    t = ((t + 1.0).sqrt()).reciprocal()
+    t = torch.maximum(t, y).neg() * x
+    return t / 2.0
+
+
+DST_MODES = [False, True]
+DST_IDS = ["dst16", "dst32"]
+
+
+@pytest.mark.parametrize("fp32_dest", DST_MODES, ids=DST_IDS)
+def test_fused_chain_of_13_ops(fp32_dest: bool):
+    block = (2, 2)
+    kernel = block_kernel(chain13, 2, block, fp32_dest)
+    x = random_bf16(_shape(block), -1.0, 1.0, seed=1)
+    y = random_bf16(_shape(block), -1.0, 1.0, seed=2)
+    out = torch.zeros_like(x)
+    artifact = kernel.compile(x, y, out)
+    assert _compute_generics(artifact.stages["frontend"]) == 13
+    assert _compute_generics(artifact.stages["d2m-elementwise-fusion"]) == 1
+    assert len(artifact.program.cbs) == 3  # the operands only: no intermediate CB
+    artifact.run([x, y, out])
+    expected = chain13_torch(x.float(), y.float())
+    assert_close(out.float(), expected, max_abs=3e-2, min_pcc=0.999)
+
+
+def softmax(x):
+    """Row softmax: row max and row sum reductions, both broadcast along the columns."""
+    e = (x - x.rowmax()).exp()
+    return e / e.rowsum()
+
+
+BLOCK_CASES = [
+    ((1, 1), False),
+    ((2, 2), False),
+    ((4, 4), False),
+    ((8, 8), False),
+    ((3, 5), False),
+    ((3, 5), True),
+    ((8, 8), True),
+]
+
+
+@pytest.mark.parametrize(
+    "block, fp32_dest",
+    BLOCK_CASES,
+    ids=[f"{r}x{c}-{'dst32' if f else 'dst16'}" for (r, c), f in BLOCK_CASES],
+)
+def test_softmax_blocks(block: tuple[int, int], fp32_dest: bool):
+    kernel = block_kernel(softmax, 1, block, fp32_dest)
+    x = random_bf16(_shape(block), -4.0, 4.0, seed=3)
+    out = torch.zeros_like(x)
+    artifact = kernel.compile(x, out)
+    capacity = 4 if fp32_dest else 8
+    tiles = block[0] * block[1]
+    # A block beyond DST capacity is split into subblocks.
+    assert ("d2m.subblock" in artifact.stages["d2m-tile-subblock"]) == (tiles > capacity)
+    artifact.run([x, out])
+    assert_close(out.float(), torch.softmax(x.float(), dim=-1), max_abs=2e-2, min_pcc=0.999)
+
+
+def many_live(x, y):
+    """Six values computed before the first is consumed: six live in DST at once for
+    every tile, where fp32 half sync holds four."""
+    a, b, c, d = x.exp(), y.exp(), (x * y).abs(), (x - y).abs()
+    e, f = (x + y).abs(), (x * 0.5).exp()
+    return a + (b * (c + (d - (e * f))))
+
+
+def test_spills_in_fp32_half_sync():
+    block = (2, 2)
+    kernel = block_kernel(many_live, 2, block, fp32_dest=True)
+    x = random_bf16(_shape(block), -1.0, 1.0, seed=4)
+    y = random_bf16(_shape(block), -1.0, 1.0, seed=5)
+    out = torch.zeros_like(x)
+    artifact = kernel.compile(x, y, out)
+    allocated = artifact.stages["d2m-dst-allocate"]
+    assert _compute_generics(allocated) == 1
+    assert re.search(r"d2m\.subblock = array<i64: 1, 1>", allocated)
+    assert "d2m.dst_spill" in allocated
+    artifact.run([x, y, out])
+    xf, yf = x.float(), y.float()
+    a, b, c, d = xf.exp(), yf.exp(), (xf * yf).abs(), (xf - yf).abs()
+    e, f = (xf + yf).abs(), (xf * 0.5).exp()
+    expected = a + (b * (c + (d - (e * f))))
+    # |out| reaches ~20, where bf16 spacing is 0.125: half a step of output rounding.
+    assert_close(out.float(), expected, max_abs=0.07, min_pcc=0.999)
