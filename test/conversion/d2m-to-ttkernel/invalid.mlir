@@ -142,26 +142,6 @@ func.func @sfpu_operand_in_cb(%in: !dram) {
 
 !tile = !ttcore.tile<32x32, bf16>
 !dram = memref<2x2x!tile, #ttcore.memory_space<dram>>
-!blk = memref<2x2x!tile, #ttcore.memory_space<l1>>
-!cb = !d2m.cb<!blk>
-!dst = memref<8x!tile, #ttcore.memory_space<dst>>
-func.func @where(%in: !dram) {
-  d2m.generic {grid = #ttcore.grid<1x1>, block_factors = [1, 1], threads = [#d2m.thread<compute>]} ins(%in : !dram) outs() {
-  ^bb0(%in_cb: !cb):
-    %c0 = arith.constant 0 : index
-    %dst = d2m.acquire_dst : !dst
-    %t = memref.load %dst[%c0] : !dst
-    // expected-error @+1 {{has no kernel-API form in a compute kernel.}}
-    %w = d2m.tile_where %t, %t, %t : !tile
-    memref.store %w, %dst[%c0] : !dst
-  }
-  return
-}
-
-// -----
-
-!tile = !ttcore.tile<32x32, bf16>
-!dram = memref<2x2x!tile, #ttcore.memory_space<dram>>
 !cb = !d2m.cb<memref<2x2x!tile, #ttcore.memory_space<l1>>>
 func.func @two_generics(%in: !dram) {
   d2m.generic {grid = #ttcore.grid<1x1>, block_factors = [1, 1], threads = [#d2m.thread<compute>]} ins(%in : !dram) outs() {
