@@ -14,7 +14,6 @@ import math
 import pytest
 import torch
 from e2e_kernels import BLOCK, GRID, TILE, tensor_shape
-
 from ttlang import (
     CircularBuffer,
     Program,
@@ -57,14 +56,20 @@ def ternary_kernel(expr, *, fp32_dest: bool, grid=GRID):
 
         @compute()
         def apply(
-            cond_cb: CircularBuffer, a_cb: CircularBuffer, b_cb: CircularBuffer, out_cb: CircularBuffer
+            cond_cb: CircularBuffer,
+            a_cb: CircularBuffer,
+            b_cb: CircularBuffer,
+            out_cb: CircularBuffer,
         ):
             with cond_cb.wait() as c, a_cb.wait() as x, b_cb.wait() as y, out_cb.reserve() as o:
                 o.store(expr(c, x, y))
 
         @datamovement()
         def reader(
-            cond_cb: CircularBuffer, a_cb: CircularBuffer, b_cb: CircularBuffer, out_cb: CircularBuffer
+            cond_cb: CircularBuffer,
+            a_cb: CircularBuffer,
+            b_cb: CircularBuffer,
+            out_cb: CircularBuffer,
         ):
             row, col = core_index(0) * BLOCK[0], core_index(1) * BLOCK[1]
             with cond_cb.reserve() as blk:
@@ -76,7 +81,10 @@ def ternary_kernel(expr, *, fp32_dest: bool, grid=GRID):
 
         @datamovement()
         def writer(
-            cond_cb: CircularBuffer, a_cb: CircularBuffer, b_cb: CircularBuffer, out_cb: CircularBuffer
+            cond_cb: CircularBuffer,
+            a_cb: CircularBuffer,
+            b_cb: CircularBuffer,
+            out_cb: CircularBuffer,
         ):
             with out_cb.wait() as blk:
                 dma(blk, out_acc[core_index(0) * BLOCK[0], core_index(1) * BLOCK[1]]).wait()
@@ -151,3 +159,25 @@ def test_causal_masked_exp(fp32_dest):
     assert torch.equal(out[~keep], torch.zeros_like(out[~keep]))
     expected = s.float().exp()[keep]
     assert torch.allclose(out[keep].float(), expected, rtol=2**-8, atol=0.0)
+
+
+def where_row_max(cond, a, _unused):
+    return where(cond, a, a.rowmax())
+
+
+@pytest.mark.parametrize("fp32_dest", DST_MODES)
+def test_where_with_a_broadcast_operand(fp32_dest):
+    """The false side is each block row's max (a column broadcast across the row);
+    a max and a select are both exact."""
+    cond, a, unused = inputs(torch.bfloat16, seed=15)
+    out = torch.zeros(SHAPE, dtype=torch.bfloat16)
+    ternary_kernel(where_row_max, fp32_dest=fp32_dest)(cond, a, unused, out)
+    rows, cols = BLOCK[0] * TILE, BLOCK[1] * TILE
+    expected = torch.empty_like(a)
+    for r in range(GRID[0]):
+        for c in range(GRID[1]):
+            window = (slice(r * rows, (r + 1) * rows), slice(c * cols, (c + 1) * cols))
+            block = a[window]
+            row_max = block.max(dim=1, keepdim=True).values.expand_as(block)
+            expected[window] = torch.where(cond[window] != 0, block, row_max)
+    assert torch.equal(out, expected)

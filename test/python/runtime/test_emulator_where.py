@@ -4,7 +4,6 @@ compute_where.cpp, against torch.where; and its misuse checks."""
 import emulator_programs as programs
 import pytest
 import torch
-
 from ttlang.runtime import EmulatorError, run_program
 from ttlang.target.program import ComputeConfig
 
@@ -30,13 +29,23 @@ def inputs(shape, dtype, seed=0):
     ],
     ids=["bf16-16bit-dst", "bf16-32bit-dst", "fp32-32bit-dst"],
 )
-@pytest.mark.parametrize("slots", [(0, 1, 2, 0), (0, 1, 2, 3), (2, 0, 1, 1)], ids=["out=cond", "out=new", "out=true"])
+@pytest.mark.parametrize(
+    "slots", [(0, 1, 2, 0), (0, 1, 2, 3), (2, 0, 1, 1)], ids=["out=cond", "out=new", "out=true"]
+)
 def test_where_matches_torch_exactly(data_format, dtype, fp32_where, config, slots):
     shape, grid = (128, 64), (2, 2)  # 8 tiles, 2 per core
     cond, a, b = inputs(shape, dtype)
-    program = programs.where(shape, grid, data_format=data_format, fp32_where=fp32_where, slots=slots,
-                             compute_config=config)
-    out = run_program(program, {"cond": cond, "a": a, "b": b, "out": torch.zeros(shape)}).outputs["out"]
+    program = programs.where(
+        shape,
+        grid,
+        data_format=data_format,
+        fp32_where=fp32_where,
+        slots=slots,
+        compute_config=config,
+    )
+    out = run_program(program, {"cond": cond, "a": a, "b": b, "out": torch.zeros(shape)}).outputs[
+        "out"
+    ]
     expected = torch.where(cond != 0, a, b)
     # A select moves values without arithmetic: the result equals torch's bit for bit
     # (a bf16 value survives a bf16 or fp32 DST unchanged, an fp32 value a 32-bit DST).
@@ -48,15 +57,24 @@ def test_fp32_values_through_a_16bit_dst_round_to_bf16():
     shape = (32, 32)
     cond, a, b = inputs(shape, torch.float32, seed=1)
     a = a + 1e-3  # not representable in bf16
-    out = run_program(programs.where(shape, (1, 1), data_format="fp32"),
-                      {"cond": cond, "a": a, "b": b, "out": torch.zeros(shape)}).outputs["out"]
-    expected = torch.where(cond != 0, a, b).to(torch.bfloat16).float()  # copy_tile rounds to a 16-bit DST
+    out = run_program(
+        programs.where(shape, (1, 1), data_format="fp32"),
+        {"cond": cond, "a": a, "b": b, "out": torch.zeros(shape)},
+    ).outputs["out"]
+    expected = (
+        torch.where(cond != 0, a, b).to(torch.bfloat16).float()
+    )  # copy_tile rounds to a 16-bit DST
     assert torch.equal(out.float(), expected)
 
 
 def error_of(program) -> str:
     shape = program.buffers[0].shape
-    tensors = {"cond": torch.ones(shape), "a": torch.ones(shape), "b": torch.ones(shape), "out": torch.zeros(shape)}
+    tensors = {
+        "cond": torch.ones(shape),
+        "a": torch.ones(shape),
+        "b": torch.ones(shape),
+        "out": torch.zeros(shape),
+    }
     with pytest.raises(EmulatorError) as caught:
         run_program(program, tensors)
     return str(caught.value)
@@ -75,5 +93,11 @@ def test_float16b_where_on_a_32bit_dst_is_an_error():
 
 def test_where_dst_index_beyond_capacity_is_an_error():
     # 32-bit DST, half sync: 4 tiles; slot 4 is out of range.
-    message = error_of(programs.where((32, 32), (1, 1), fp32_where=True, slots=(0, 1, 2, 4), compute_config=FP32_DST))
-    assert "where_tile: DST index 4 is beyond DST capacity 4 tiles (32-bit DST, half sync)" in message
+    message = error_of(
+        programs.where(
+            (32, 32), (1, 1), fp32_where=True, slots=(0, 1, 2, 4), compute_config=FP32_DST
+        )
+    )
+    assert (
+        "where_tile: DST index 4 is beyond DST capacity 4 tiles (32-bit DST, half sync)" in message
+    )
