@@ -790,6 +790,7 @@ _INIT_OPS = (
     ttkernel.DivBinaryTileInitOp, ttkernel.BinaryMaxTileInitOp, ttkernel.ExpTileInitOp,
     ttkernel.SqrtTileInitOp, ttkernel.RsqrtTileInitOp, ttkernel.RecipTileInitOp,
     ttkernel.NegativeTileInitOp, ttkernel.AbsTileInitOp, ttkernel.BinaryDestReuseTilesInitOp,
+    ttkernel.InitBcastOp,
     ttkernel.WhereTileInitOp,
 )  # fmt: skip
 

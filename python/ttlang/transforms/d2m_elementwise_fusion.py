@@ -38,6 +38,10 @@ After:
         %r = d2m.tile_add %e, %b
         linalg.yield %r }
 
+A generic that reads one tensor twice through the same map (`s - s`, or after fusing
+two producers of the same input) reads it once, so the tile is unpacked, or copied
+into DST, once.
+
 Never fails: generics it cannot fuse are left as they are.
 """
 
@@ -296,6 +300,43 @@ def _fuse_epilogue(reduction: GenericOp, consumer: GenericOp, index: int) -> Gen
     )
 
 
+class MergeRepeatedInputs(RewritePattern):
+    """A generic reading one tensor twice through the same map -> reading it once."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: GenericOp, rewriter: PatternRewriter) -> None:
+        if not _is_tile_generic(op):
+            return
+        maps = _maps(op)
+        seen: dict[tuple[SSAValue, AffineMap], int] = {}
+        first: dict[int, int] = {}  # input -> the first input reading the same tiles
+        for index, operand in enumerate(op.inputs):
+            first[index] = seen.setdefault((operand, maps[index]), index)
+        if all(first[i] == i for i in first):
+            return
+        kept = [i for i in first if first[i] == i]
+        args = op.body.block.args
+        body = Block(arg_types=[*(args[i].type for i in kept), args[-1].type])
+        position = {i: n for n, i in enumerate(kept)}
+        mapping: dict[SSAValue, SSAValue] = {
+            args[i]: body.args[position[first[i]]] for i in first
+        }
+        mapping[args[-1]] = body.args[-1]
+        for body_op in op.body.block.ops:
+            clone = body_op.clone(value_mapper=mapping)
+            body.add_op(clone)
+            for old, new in zip(body_op.results, clone.results):
+                mapping[old] = new
+        inputs = [op.inputs[i] for i in kept]
+        rewriter.replace(
+            op,
+            _new_generic(
+                op, inputs, [*(maps[i] for i in kept), maps[-1]], op.outputs[0],
+                op.iterator_types, body,
+            ),
+        )  # fmt: skip
+
+
 @dataclass(frozen=True)
 class D2MElementwiseFusion(ModulePass):
     """Fuses elementwise chains, and elementwise epilogues into reductions and matmuls."""
@@ -304,5 +345,7 @@ class D2MElementwiseFusion(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         PatternRewriteWalker(
-            GreedyRewritePatternApplier([FuseEpilogue(), FuseElementwiseProducer()]),
+            GreedyRewritePatternApplier(
+                [FuseEpilogue(), FuseElementwiseProducer(), MergeRepeatedInputs()]
+            ),
         ).rewrite_module(op)

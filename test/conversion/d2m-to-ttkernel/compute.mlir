@@ -89,7 +89,9 @@ func.func @chain(%in: !dram, %out: !dram) {
 // CHECK:      ttkernel.fill_tile(%{{.*}}, %[[NEG_INF]])
 // CHECK:      ttkernel.reduce_init<max, row> (%[[A]], %[[B]], %[[O]])
 // CHECK:      ttkernel.reduce_tile<max, row> (%[[A]], %[[B]], %{{.*}}, %{{.*}}, %{{.*}})
-// CHECK:      ttkernel.transpose_wh_init(%[[A]], %[[O]])
+// A reduction reconfigured the packer: reduce_uninit before the next kind of op.
+// CHECK:      ttkernel.reduce_uninit()
+// CHECK-NEXT: ttkernel.transpose_wh_init(%[[A]], %[[O]])
 // CHECK:      ttkernel.transpose_wh_tile(%[[A]], %{{.*}}, %{{.*}})
 // The broadcast row tile and the copied operand are divided on the SFPU (the slots
 // are pinned by the d2m-lower-to-loops tests).
@@ -142,3 +144,4 @@ func.func @engines(%a: !dram, %b: !dram, %out: !dram) {
   }
   return
 }
+

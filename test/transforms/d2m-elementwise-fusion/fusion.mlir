@@ -111,3 +111,32 @@ func.func @not_fused(%a: !t, %b: !t, %s: !t, %scaler: !t) -> (!t, !t, !t) {
   } -> !t
   return %m, %twice, %d : !t, !t, !t
 }
+
+// Fusing two producers of the same input leaves it read twice: it is read once.
+// CHECK-LABEL: func.func @repeated_input
+// CHECK:      linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x : {{.*}})
+// CHECK-NEXT: ^bb0(%[[A:.*]]: !ttcore.tile<32x32, bf16>, %{{.*}}: !ttcore.tile<32x32, bf16>):
+// CHECK-NEXT:   %[[E:.*]] = d2m.tile_exp %[[A]]
+// CHECK-NEXT:   %[[N:.*]] = d2m.tile_abs %[[A]]
+// CHECK-NEXT:   d2m.tile_div %[[E]], %[[N]]
+func.func @repeated_input(%x: !t) -> !t {
+  %e0 = tensor.empty() : !t
+  %e = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%x : !t) outs(%e0 : !t) {
+  ^bb0(%a: !tile, %o: !tile):
+    %r = d2m.tile_exp %a : !tile
+    linalg.yield %r : !tile
+  } -> !t
+  %e1 = tensor.empty() : !t
+  %n = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%x : !t) outs(%e1 : !t) {
+  ^bb0(%a: !tile, %o: !tile):
+    %r = d2m.tile_abs %a : !tile
+    linalg.yield %r : !tile
+  } -> !t
+  %e2 = tensor.empty() : !t
+  %q = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]} ins(%e, %n : !t, !t) outs(%e2 : !t) {
+  ^bb0(%a: !tile, %b: !tile, %o: !tile):
+    %r = d2m.tile_div %a, %b : !tile
+    linalg.yield %r : !tile
+  } -> !t
+  return %q : !t
+}

@@ -1,0 +1,41 @@
+// Compute-engine forms after DST allocation: FPU with dest reuse, DST-to-DST copies.
+// RUN: %ttlang-opt %s -p d2m-tile-subblock,d2m-dst-allocate,d2m-lower-to-loops,convert-d2m-to-ttkernel,canonicalize,cse | FileCheck %s
+
+!tile = !ttcore.tile<32x32, bf16>
+!dram = memref<1x1x!tile, #ttcore.memory_space<dram>>
+!blk = memref<1x1x!tile, #ttcore.memory_space<l1>>
+!cb = !d2m.cb<!blk>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+
+// exp(x) - y: the FPU subtracts y (from its CB) from the DST tile in place (dest
+// reuse, DST as srcA); a copy of a DST tile that an in-place op would destroy is a
+// binary max of the tile with itself.
+// CHECK-LABEL: func.func @dest_reuse_compute()
+// CHECK:      %[[X:.*]] = ttkernel.get_compile_time_arg_val(0)
+// CHECK-NEXT: %[[Y:.*]] = ttkernel.get_compile_time_arg_val(1)
+// CHECK:      ttkernel.copy_tile(%[[X]], %{{.*}}, %[[S0:.*]])
+// CHECK:      ttkernel.exp_tile(%[[S0]])
+// CHECK:      ttkernel.binary_dest_reuse_tiles_init<sub, srca> (%[[Y]])
+// CHECK-NEXT: ttkernel.binary_dest_reuse_tiles<sub, srca> (%[[Y]], %{{.*}}, %[[S0]])
+// CHECK:      ttkernel.binary_max_tile_init()
+// CHECK-NEXT: ttkernel.binary_max_tile(%[[S0]], %[[S0]], %[[S1:.*]])
+// CHECK:      ttkernel.recip_tile(%[[S1]])
+// CHECK:      ttkernel.mul_binary_tile(%[[S0]], %[[S1]], %{{.*}})
+func.func @dest_reuse(%x: !dram, %y: !dram, %out: !dram) {
+  d2m.generic {grid = #ttcore.grid<1x1>, block_factors = [1, 1], threads = [#d2m.thread<compute>]} ins(%x, %y : !dram, !dram) outs(%out : !dram) {
+  ^bb0(%x_cb: !cb, %y_cb: !cb, %out_cb: !cb):
+    %a = d2m.wait %x_cb : !cb -> !blk
+    %b = d2m.wait %y_cb : !cb -> !blk
+    %o = d2m.reserve %out_cb : !cb -> !blk
+    linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]} ins(%a, %b : !blk, !blk) outs(%o : !blk) {
+    ^bb0(%p: !tile, %q: !tile, %c: !tile):
+      %e = d2m.tile_exp %p : !tile
+      %d = d2m.tile_sub %e, %q : !tile
+      %r = d2m.tile_recip %d : !tile
+      %m = d2m.tile_mul %d, %r : !tile
+      linalg.yield %m : !tile
+    }
+    d2m.push %out_cb : !cb
+  }
+  return
+}
