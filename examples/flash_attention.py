@@ -295,7 +295,7 @@ def _specs(shape, causal: bool, q_chunk: int, k_chunk: int) -> list[TensorSpec]:
 
 
 def main() -> None:
-    shape = (1, 8, 512, 64)
+    shape = (1, 8, 2048, 128)
     generator = torch.Generator().manual_seed(0)
     q, k, v = (torch.randn(shape, generator=generator).to(torch.bfloat16) for _ in range(3))
     for causal in (False, True):
