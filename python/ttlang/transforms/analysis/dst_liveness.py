@@ -226,12 +226,7 @@ class DstSchedule:
     """The DST placement of one body (see the module docstring)."""
 
     steps: list[Step] = field(default_factory=list)
-    peak: int = 0  # most slots in use at once
-    accumulator_slot: int | None = None
-
-    @property
-    def spills(self) -> list[Spill]:
-        return [s for s in self.steps if isinstance(s, Spill)]
+    peak: int = 0  # most slots in use at once (slots are taken lowest first)
 
 
 @dataclass
@@ -279,13 +274,7 @@ class _Walk:
     def release(self, slot: int) -> None:
         self.free.append(slot)
 
-    def in_use(self) -> int:
-        return self.used - len(self.free)
-
-    def note_peak(self) -> None:
-        self.schedule.peak = max(self.schedule.peak, self.in_use())
-
-    def copy_in(self, value: SSAValue, index: int, op: Operation) -> Copy | None:
+    def copy_in(self, value: SSAValue, index: int) -> Copy | None:
         """A copy of the CB tile `value` into a new slot (None: no slot is free)."""
         slot = self.take_slot()
         if slot is None:
@@ -348,7 +337,7 @@ def _place(walk: _Walk, op: Operation, index: int) -> bool:
         if value in walk.copies:
             return walk.copies[value]
         if walk.in_cb(value):
-            return walk.copy_in(value, index, op)
+            return walk.copy_in(value, index)
         raise DstLivenessError(op, "reads a value that is neither in DST nor in a CB.")
 
     result_slot: int | None
@@ -409,7 +398,6 @@ def _place(walk: _Walk, op: Operation, index: int) -> bool:
             if located is None:
                 return False
             placed.append(located)
-        walk.note_peak()
         # The result may take the slot of an operand that dies here.
         dying = [
             v for v in dict.fromkeys(operands)
@@ -422,7 +410,6 @@ def _place(walk: _Walk, op: Operation, index: int) -> bool:
             if result_slot is None:
                 return False
     walk.schedule.steps.append(Compute(op, result_slot, tuple(placed)))
-    walk.note_peak()
     walk.drop_dead(operands, index, keep=result_slot)
     if result_slot is not None:
         for value, slot in list(walk.slot_of.items()):
@@ -501,7 +488,6 @@ def schedule_dst(generic: GenericOp, capacity: int | None = None) -> DstSchedule
         slot = walk.take_slot()
         assert slot is not None  # capacity >= 1
         walk.slot_of[acc] = slot
-        walk.schedule.accumulator_slot = slot
     for index, op in enumerate(ops):
         scheduled = len(walk.schedule.steps)
         if _place(walk, op, index):
@@ -515,9 +501,9 @@ def schedule_dst(generic: GenericOp, capacity: int | None = None) -> DstSchedule
     if not walk.in_dst(result):
         if not walk.in_cb(result):
             raise DstLivenessError(generic, "yields a value that is neither in DST nor in a CB.")
-        copy = walk.copy_in(result, len(ops), generic)
+        copy = walk.copy_in(result, len(ops))
         if copy is None:
             walk.spill(len(ops))
-            copy = walk.copy_in(result, len(ops), generic)
+            copy = walk.copy_in(result, len(ops))
         assert copy is not None
     return walk.schedule
