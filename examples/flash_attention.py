@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import functools
 import math
+import re
 import time
 from dataclasses import dataclass
 
@@ -37,6 +38,7 @@ from ttlang import (
     pykernel_gen,
     zeros,
 )
+from ttlang.dsl.diagnostics import KernelError
 
 TILE = 32
 NEG_INF = float("-inf")
@@ -241,17 +243,19 @@ def compile_flash_attention(
             kernel = flash_attention_kernel(grid, q_size, k_size, head_dim, causal, fp32_dest_acc)
             start = time.perf_counter()
             specs = _specs(shape, causal, q_size, k_size)
-            artifact = kernel.compile(*specs, seq_len=seq_len, scale=scale)
-            seconds = time.perf_counter() - start
-            l1_bytes = sum(cb.num_pages * cb.page_size for cb in artifact.program.cbs)
-            if l1_bytes <= L1_CB_BYTES:
-                return FlashAttention(
-                    shape, causal, scale, q_size, k_size, grid, artifact, seconds
+            try:
+                artifact = kernel.compile(*specs, seq_len=seq_len, scale=scale)
+            except KernelError as error:  # program assembly's L1 budget check
+                needed = re.search(r"circular buffers need (\d+) KiB of L1", str(error))
+                if needed is None:
+                    raise
+                failures.append(
+                    f"q_chunk={q_size}, k_chunk={k_size}: needs {needed.group(1)} KiB of CBs, "
+                    f"a core has {L1_CB_BYTES // 1024} KiB of L1 for them"
                 )
-            failures.append(
-                f"q_chunk={q_size}, k_chunk={k_size}: needs {l1_bytes // 1024} KiB of CBs, "
-                f"a core has {L1_CB_BYTES // 1024} KiB of L1 for them"
-            )
+                continue
+            seconds = time.perf_counter() - start
+            return FlashAttention(shape, causal, scale, q_size, k_size, grid, artifact, seconds)
     raise ValueError("no chunk sizes fit a core: " + "; ".join(failures))
 
 

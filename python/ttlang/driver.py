@@ -28,7 +28,7 @@ from xdsl.ir import Operation
 from ttlang.dialects import register_dialects
 from ttlang.pipeline import build_pipeline, pass_factories
 from ttlang.target.program import Program
-from ttlang.target.program_builder import build_program
+from ttlang.target.program_builder import L1BudgetError, build_program
 from ttlang.transforms.diagnostics import PassError
 
 DEFAULT_PIPELINE: tuple[str, ...] = (
@@ -152,6 +152,8 @@ def compile_module(module: ModuleOp, **options: Any) -> Artifact:
             _print_stage(name, stages[name])
     try:
         program = build_program(module)
+    except L1BudgetError as error:  # the kernel asks for more L1 than a core has
+        raise CompileError("program-assembly", str(error)) from None
     except Exception as error:
         raise CompileError(
             "program-assembly", f"{type(error).__name__}: {error}", is_compiler_bug=True

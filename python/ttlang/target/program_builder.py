@@ -6,7 +6,10 @@ their runtime-argument layout, compute configuration). Output:
 
 - kernels: one per kernel function, its C++ from `ttlang.target.cpp`; every kernel
   gets the CB ids as compile-time args (arg `i` is CB `i`);
-- CBs: page = one tile of the block's format, pages = tiles per block x blocks;
+- CBs: page = one tile of the block's format, pages = tiles per block x blocks (the
+  operand CBs and the compute-local CBs d2m-bufferize and d2m-memref-provenance bound);
+  together they must fit the L1 a core leaves to CBs (`L1_CB_BUDGET_BYTES`), else
+  `L1BudgetError` names the kernel and lists the CBs;
 - buffers: one DRAM buffer per kernel tensor, its logical shape in elements;
 - runtime args per kernel and core, following the layout: a buffer's DRAM address
   (`BufferAddress`), the core's (row, column), the grid's (rows, columns);
@@ -49,8 +52,39 @@ from ttlang.conversion.d2m_to_ttkernel import PROGRAM_ATTR
 _DATA_FORMAT: dict[DataType, DataFormat] = {DataType.BF16: "bf16", DataType.F32: "fp32"}
 
 
+L1_BYTES_PER_CORE = 1464 * 1024
+"""A Wormhole Tensix core's L1 (shared/reference/tensix.md)."""
+
+L1_RESERVED_BYTES = 100 * 1024
+"""The low L1 that firmware, kernel binaries and semaphores take (the emulator's
+`Device::kL1ReservedBytes`); CBs are placed above it."""
+
+L1_CB_BUDGET_BYTES = L1_BYTES_PER_CORE - L1_RESERVED_BYTES
+
+
 class ProgramError(Exception):
     """The module does not describe a program (it was not lowered by the pipeline)."""
+
+
+class L1BudgetError(ProgramError):
+    """The program's circular buffers do not fit in a core's L1."""
+
+
+def check_l1_budget(kernel: str, cbs: list[CBConfig]) -> None:
+    """Raises L1BudgetError when the CBs of `kernel` need more L1 than a core has."""
+    total = sum(cb.num_pages * cb.page_size for cb in cbs)
+    if total <= L1_CB_BUDGET_BYTES:
+        return
+    listing = ", ".join(
+        f"cb{cb.index} {cb.num_pages} x {cb.page_size} B"
+        for cb in sorted(cbs, key=lambda cb: -cb.num_pages * cb.page_size)
+    )
+    raise L1BudgetError(
+        f"kernel '{kernel}': its {len(cbs)} circular buffers need {total // 1024} KiB of L1 "
+        f"per core, more than the {L1_CB_BUDGET_BYTES // 1024} KiB left for CBs "
+        f"({L1_BYTES_PER_CORE // 1024} KiB less {L1_RESERVED_BYTES // 1024} KiB reserved): "
+        f"{listing}; use smaller blocks (block_factors) or fewer blocks per CB."
+    )
 
 
 def data_format(tile: Attribute) -> DataFormat:
@@ -123,6 +157,9 @@ def build_program(module: ModuleOp) -> Program:
         dram_buffer(e.data[0].data, e.data[1].data, e.data[2]) for e in description["buffers"].data
     ]
     cbs = [cb_config(index, cb_type) for index, cb_type in enumerate(description["cbs"].data)]
+    name = description["name"]
+    assert isinstance(name, StringAttr)
+    check_l1_budget(name.data, cbs)
     sources = translate_kernels(module)
     compile_time_args = tuple(cb.index for cb in cbs)
     kernels = [
