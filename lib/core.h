@@ -28,6 +28,10 @@ struct KernelThread {
   Fiber* fiber = nullptr;
   uint64_t reads_done_at = 0;   // completion of the last outstanding NoC read
   uint64_t writes_done_at = 0;  // completion of the last outstanding NoC write
+  // CB traffic of a compute thread: tiles the unpacker read from CBs (copy_tile and the
+  // CB operands of FPU ops, matmul, reduce, transpose, broadcast) and tiles packed.
+  uint64_t tiles_unpacked = 0;
+  uint64_t tiles_packed = 0;
   // Compute kernels: hardware packs on its own RISC-V (TRISC2) beside math, and half
   // sync splits DST in two so math fills one half while pack drains the other. The
   // fiber's clock is math's (unpack included); the packer keeps its own clock, and

@@ -299,6 +299,7 @@ std::string Device::report_json() const {
       json << (first ? "" : ", ") << "{\"thread\": \"" << thread_kind_name(thread.kind)
            << "\", \"kernel\": " << json_string(thread.kernel_name) << ", \"cycles\": " << thread.fiber->clock()
            << ", \"busy\": " << thread.fiber->busy_cycles() << ", \"waiting\": " << thread.fiber->waiting_cycles()
+           << ", \"tiles_unpacked\": " << thread.tiles_unpacked << ", \"tiles_packed\": " << thread.tiles_packed
            << "}";
       first = false;
     }

@@ -35,6 +35,7 @@ const float* unpack_front(Core& core, uint32_t cb_id, uint32_t tile, const char*
   CircularBuffer& cb = core.cb(cb_id, call);
   cb.check_holds_tiles(call);
   unpack_tile(cb.front_page(tile, call), cb.format(), scratch);
+  ++device().thread().tiles_unpacked;
   return scratch;
 }
 
@@ -215,6 +216,7 @@ void copy_tile(uint32_t cb, uint32_t tile, uint32_t dst) {
   CircularBuffer& in = core.cb(cb, "copy_tile");
   in.check_holds_tiles("copy_tile");
   unpack_tile(in.front_page(tile, "copy_tile"), in.format(), out);
+  ++device().thread().tiles_unpacked;
   core.dst().store(dst);
   scheduler().advance(cost::kCopyTile);
 }
@@ -226,6 +228,7 @@ void pack_tile(uint32_t dst, uint32_t cb, uint32_t out_tile, bool out_of_order) 
   out.check_holds_tiles("pack_tile");
   uint8_t* page = out_of_order ? out.back_page(out_tile, "pack_tile") : out.next_pack_page("pack_tile");
   pack_tile_page(values, out.format(), page);
+  ++device().thread().tiles_packed;
   device().thread().pack_clock += (out.page_size() + cost::kPackBytesPerCycle - 1) / cost::kPackBytesPerCycle;
 }
 
@@ -239,6 +242,7 @@ void matmul_tiles(uint32_t cb0, uint32_t cb1, uint32_t tile0, uint32_t tile1, ui
   MatmulJob job{in0.front_page(tile0, "matmul_tiles"), in1.front_page(tile1, "matmul_tiles"), in0.pops(), in1.pops(),
                 in0.format(), in1.format(), transpose_b, core.dst().rounds_to_bf16(), out};
   device().math_lanes().submit(core.index(), dst, job);
+  device().thread().tiles_unpacked += 2;
   core.dst().mark_written(dst);
   core.add_flops(2ull * kTileRows * kTileCols * kTileCols);
   scheduler().advance(matmul_tile_cycles(device().config().math_fidelity));

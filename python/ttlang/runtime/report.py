@@ -15,6 +15,8 @@ class ThreadTiming:
     cycles: int
     busy: int
     waiting: int
+    tiles_unpacked: int  # tiles read from CBs into DST / source registers (compute)
+    tiles_packed: int  # tiles packed from DST into CBs (compute)
 
 
 @dataclass(frozen=True)
@@ -70,6 +72,12 @@ class TimingReport:
             cores=cores,
             host_seconds=doc["host_seconds"],
         )
+
+    @property
+    def cb_tile_traffic(self) -> tuple[int, int]:
+        """Tiles unpacked from CBs and packed into CBs by every compute thread."""
+        threads = [t for core in self.cores for t in core.threads]
+        return sum(t.tiles_unpacked for t in threads), sum(t.tiles_packed for t in threads)
 
     @property
     def utilization(self) -> float:

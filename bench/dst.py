@@ -1,0 +1,176 @@
+"""Benchmark: DST use and CB traffic of a fixed set of kernels, with and without the
+issue-5 D2M passes.
+
+Usage: .venv/bin/python bench/dst.py
+
+For each kernel, two pipelines:
+
+- `before`: the default pipeline without `d2m-elementwise-fusion` (every DSL operator
+  is a generic of its own: each temporary is packed into a CB and unpacked again);
+- `after`: the default pipeline (`ttlang.driver.DEFAULT_PIPELINE`).
+
+The passes that make lowering possible (bufferization, d2m-memref-provenance,
+d2m-tile-subblock, d2m-dst-allocate) run in both. Columns:
+
+- `DST peak/cap`: the most DST tiles a section of the kernel uses, against the capacity
+  of its compute configuration (d2m-dst-allocate's report);
+- `spills`: tiles spilled to L1 per execution of each generic, summed;
+- `syncs`: DST sync sections per execution of each generic, summed (a generic inside a
+  loop counts once);
+- `unpacked` / `packed`: tiles the compute threads of all cores read from CBs into DST
+  or the FPU's source registers, and packed into CBs, in the emulated run (the
+  emulator's per-thread counters, `TimingReport.cb_tile_traffic`);
+- `CBs`: circular buffers of the program (operands and compute-local);
+- `cycles`: the cost model's cycles for the run (critical core).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import re
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import torch
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "test" / "python" / "e2e"))
+sys.path.insert(0, str(ROOT / "examples"))
+
+import test_many_matmuls as many_matmuls  # noqa: E402
+from e2e_kernels import random_bf16, unary_kernel  # noqa: E402
+from softmax import softmax  # noqa: E402
+from test_programs import fused_chain  # noqa: E402
+
+from ttlang.driver import DEFAULT_PIPELINE, make_context  # noqa: E402
+from ttlang.pipeline import build_pipeline  # noqa: E402
+from ttlang.runtime import run_program  # noqa: E402
+from ttlang.target.program_builder import build_program  # noqa: E402
+
+FUSION = "d2m-elementwise-fusion"
+DST_ALLOCATE = "d2m-dst-allocate"
+REPORT_LINE = re.compile(
+    r"peak (?P<peak>\d+)/(?P<capacity>\d+) DST tiles, spills (?P<spills>\d+) tiles, "
+    r"sync sections (?P<syncs>\d+)"
+)
+
+
+def chain_of_12(x):
+    """Twelve elementwise operators on one block."""
+    y = (x * 0.5 + 1.0).exp()
+    y = (y - 1.0).abs().sqrt()
+    y = (y * y + x).neg()
+    return (y * 0.25 - 2.0).exp().recip()
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str
+    kernel: Callable
+    tensors: Callable[[], list[torch.Tensor]]
+
+
+def _chain_tensors() -> list[torch.Tensor]:
+    x = random_bf16((128, 128), -1.0, 1.0, seed=1)
+    return [x, torch.zeros_like(x)]
+
+
+def _fused_chain_tensors() -> list[torch.Tensor]:
+    a, b = (random_bf16((128, 128), -0.3, 0.3, seed=s) for s in (2, 3))
+    return [a, b, torch.zeros_like(a)]
+
+
+def _softmax_tensors() -> list[torch.Tensor]:
+    x = random_bf16((64, 128), -2.0, 2.0, seed=4)
+    return [x, torch.zeros_like(x)]
+
+
+def _matmul_tensors() -> list[torch.Tensor]:
+    m = many_matmuls
+    shapes = [(m.M, m.K), (m.K, m.N), (m.N, m.P), (m.P, m.Q)]
+    inputs = [random_bf16((r * 32, c * 32), -0.5, 0.5, seed=5 + i) for i, (r, c) in enumerate(shapes)]
+    return [*inputs, torch.zeros(m.M * 32, m.Q * 32, dtype=torch.bfloat16)]
+
+
+def _attention_tensors() -> list[torch.Tensor]:
+    m = many_matmuls
+    q = random_bf16((m.SQ * 32, m.HEAD * 32), -1.0, 1.0, seed=9)
+    k, v = (random_bf16((m.CHUNKS * m.SK * 32, m.HEAD * 32), -1.0, 1.0, seed=s) for s in (10, 11))
+    return [q, k, v, torch.zeros_like(q)]
+
+
+CASES = [
+    Case("chain of 12 eltwise", unary_kernel(chain_of_12), _chain_tensors),
+    Case("transpose-matmul chain", fused_chain, _fused_chain_tensors),
+    Case("row softmax", softmax, _softmax_tensors),
+    Case("3 chained matmuls", many_matmuls.chained_matmuls(False), _matmul_tensors),
+    Case("attention (2 matmuls/iter)", many_matmuls.attention(False), _attention_tensors),
+]
+
+
+@dataclass(frozen=True)
+class Measurement:
+    peak: int
+    capacity: int
+    spills: int
+    syncs: int
+    unpacked: int
+    packed: int
+    cbs: int
+    cycles: int
+
+
+def measure(case: Case, pipeline: tuple[str, ...]) -> Measurement:
+    """Compiles `case` with `pipeline` (d2m-dst-allocate reporting), runs it, and
+    collects the DST report and the emulator's CB traffic."""
+    tensors = case.tensors()
+    module = case.kernel.frontend_module(*tensors)
+    ctx = make_context()
+    captured = io.StringIO()
+    with contextlib.redirect_stderr(captured):
+        for name in pipeline:
+            spec = f"{name}{{report=true}}" if name == DST_ALLOCATE else name
+            build_pipeline(spec).apply(ctx, module)
+    reports = [m.groupdict() for m in REPORT_LINE.finditer(captured.getvalue())]
+    program = build_program(module)
+    report = run_program(program, tensors).report
+    unpacked, packed = report.cb_tile_traffic
+    return Measurement(
+        peak=max(int(r["peak"]) for r in reports),
+        capacity=int(reports[0]["capacity"]),
+        spills=sum(int(r["spills"]) for r in reports),
+        syncs=sum(int(r["syncs"]) for r in reports),
+        unpacked=unpacked,
+        packed=packed,
+        cbs=len(program.cbs),
+        cycles=report.cycles,
+    )
+
+
+def main() -> None:
+    after = tuple(DEFAULT_PIPELINE)
+    before = tuple(name for name in after if name != FUSION)
+    header = (
+        f"{'kernel':<28} {'pipeline':<7} {'DST peak/cap':>12} {'spills':>6} {'syncs':>5} "
+        f"{'unpacked':>8} {'packed':>6} {'CBs':>3} {'cycles':>8}"
+    )
+    print(header)
+    print("-" * len(header))
+    for case in CASES:
+        results = {label: measure(case, p) for label, p in (("before", before), ("after", after))}
+        for label, r in results.items():
+            print(
+                f"{case.name if label == 'before' else '':<28} {label:<7} "
+                f"{f'{r.peak}/{r.capacity}':>12} {r.spills:>6} {r.syncs:>5} "
+                f"{r.unpacked:>8} {r.packed:>6} {r.cbs:>3} {r.cycles:>8}"
+            )
+        cut = results["before"].unpacked + results["before"].packed
+        kept = results["after"].unpacked + results["after"].packed
+        print(f"{'':<28} CB<->DST tiles: {cut} -> {kept} ({100 * (cut - kept) / cut:.0f}% fewer)")
+
+
+if __name__ == "__main__":
+    main()
