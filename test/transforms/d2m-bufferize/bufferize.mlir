@@ -132,3 +132,56 @@ func.func @loop_carried(%in: !dram, %out: !dram) {
   }
   return
 }
+
+// A yielded value the iteration also reads (m = max(m, x); y = x - m) is computed into
+// an intermediate buffer, read from there, and copied into the carried CB's next block
+// (the unpacker cannot read the back block it would otherwise be written to).
+// CHECK-LABEL: func.func @carried_and_read
+// CHECK:      %[[CARRY:.*]] = d2m.local_cb
+// CHECK:      scf.for
+// CHECK-NEXT:   %[[CUR:.*]] = d2m.wait %[[CARRY]]
+// CHECK-NEXT:   %[[NEXT:.*]] = d2m.reserve %[[CARRY]]
+// CHECK:        %[[NEW:.*]] = memref.alloc() : memref<2x2x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<l1>>
+// CHECK-NEXT:   linalg.generic {{.*}} ins(%[[CUR]], %{{.*}} : {{.*}}) outs(%[[NEW]] : {{.*}})
+// CHECK:          d2m.tile_maximum
+// CHECK:        linalg.generic {{.*}} ins(%{{.*}}, %[[NEW]] : {{.*}}) outs(%{{.*}} : {{.*}})
+// CHECK:          d2m.tile_sub
+// CHECK:        linalg.generic {{.*}} ins(%[[NEW]] : {{.*}}) outs(%[[NEXT]] : {{.*}})
+// CHECK-NEXT:   ^bb{{.*}}(%[[A:.*]]: !ttcore.tile<32x32, bf16>, %{{.*}}: !ttcore.tile<32x32, bf16>):
+// CHECK-NEXT:     linalg.yield %[[A]]
+// CHECK:        d2m.push %[[CARRY]]
+// CHECK-NEXT:   d2m.pop %[[CARRY]]
+func.func @carried_and_read(%in: !dram, %out: !dram) {
+  d2m.generic {grid = #ttcore.grid<1x1>, block_factors = [1, 1], threads = [#d2m.thread<compute>]} ins(%in : !dram) outs(%out : !dram) {
+  ^bb0(%in_cb: !cb, %out_cb: !cb):
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c4 = arith.constant 4 : index
+    %e = tensor.empty() : !t
+    %low = linalg.generic {indexing_maps = [#id], iterator_types = ["parallel", "parallel"]} outs(%e : !t) {
+    ^bb0(%b: !tile):
+      %f = d2m.tile_fill -100.0 : !tile
+      linalg.yield %f : !tile
+    } -> !t
+    %m = scf.for %k = %c0 to %c4 step %c1 iter_args(%run = %low) -> (!t) {
+      %x = d2m.wait %in_cb : !cb -> !t
+      %e2 = tensor.empty() : !t
+      %new = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]} ins(%run, %x : !t, !t) outs(%e2 : !t) {
+      ^bb0(%a: !tile, %b: !tile, %c: !tile):
+        %r = d2m.tile_maximum %a, %b : !tile
+        linalg.yield %r : !tile
+      } -> !t
+      %o = d2m.reserve %out_cb : !cb -> !t
+      %y = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]} ins(%x, %new : !t, !t) outs(%e2 : !t) {
+      ^bb0(%a: !tile, %b: !tile, %c: !tile):
+        %r = d2m.tile_sub %a, %b : !tile
+        linalg.yield %r : !tile
+      } -> !t
+      d2m.store %o, %y : !t, !t
+      d2m.push %out_cb : !cb
+      d2m.pop %in_cb : !cb
+      scf.yield %new : !t
+    }
+  }
+  return
+}
