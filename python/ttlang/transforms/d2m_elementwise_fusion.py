@@ -21,7 +21,9 @@ What fuses, and why (the engines decide; `ttlang.transforms.analysis.dst_livenes
   transpose or a broadcast. Those engines unpack their operands from a CB (srcA/srcB),
   so the producer's result has to be packed to L1 first. A producer with several uses
   is not fused either (it would be recomputed, or packed anyway), nor is a consumer
-  that broadcasts the producer's tile across several output tiles.
+  that broadcasts the producer's tile across several output tiles, nor a producer
+  reading a CB block that is popped before the consumer (the fused generic reads the
+  producer's inputs where the consumer is).
 
 Before:
 
@@ -64,6 +66,7 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 
+from ttlang.dialects import d2m
 from ttlang.dialects.ttcore import TileType
 from ttlang.transforms.analysis.dst_liveness import EPILOGUE_ATTR, FORMS, Form
 
@@ -100,6 +103,18 @@ def _reads_from_dst(arg: BlockArgument) -> bool:
     return True
 
 
+def _inputs_stay_readable(producer: GenericOp, consumer: GenericOp) -> bool:
+    """Whether no CB block `producer` reads is popped before `consumer`, which will read
+    it in the producer's stead."""
+    cbs = {v.owner.cb for v in producer.inputs if isinstance(v.owner, d2m.WaitOp)}
+    between = producer.next_op
+    while between is not None and between is not consumer:
+        if any(isinstance(op, d2m.PopOp) and op.cb in cbs for op in between.walk()):
+            return False
+        between = between.next_op
+    return True
+
+
 def _has_reduction(op: GenericOp) -> bool:
     return not _all_parallel(op)
 
@@ -112,6 +127,8 @@ def _fusible_producer(consumer: GenericOp, index: int) -> GenericOp | None:
         return None
     assert isinstance(producer, GenericOp)
     if not _all_parallel(producer) or producer.res[0].uses.get_length() != 1:
+        return None
+    if not _inputs_stay_readable(producer, consumer):
         return None
     if producer.body.block.args[-1].uses:
         return None
@@ -255,6 +272,8 @@ class FuseEpilogue(RewritePattern):
             if reduction.res[0].uses.get_length() != 1 or not isinstance(
                 reduction.outputs[0].owner, tensor.EmptyOp
             ):
+                continue
+            if not _inputs_stay_readable(reduction, consumer):
                 continue
             if consumer_maps[index] != consumer_maps[-1] or consumer_maps[-1] != AffineMap.identity(
                 consumer_maps[-1].num_dims

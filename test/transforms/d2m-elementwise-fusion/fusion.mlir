@@ -140,3 +140,30 @@ func.func @repeated_input(%x: !t) -> !t {
   } -> !t
   return %q : !t
 }
+
+// The consumer comes after the producer's input block is popped: fusing would read
+// the popped block, so the two stay apart.
+// CHECK-LABEL: func.func @popped_input
+// CHECK:      d2m.wait
+// CHECK:      linalg.generic
+// CHECK:      d2m.tile_exp
+// CHECK:      d2m.pop
+// CHECK:      linalg.generic
+// CHECK:      d2m.tile_add_scalar
+func.func @popped_input(%cb: !d2m.cb<memref<2x2x!tile, #ttcore.memory_space<l1>>>) -> !t {
+  %x = d2m.wait %cb : !d2m.cb<memref<2x2x!tile, #ttcore.memory_space<l1>>> -> !t
+  %e0 = tensor.empty() : !t
+  %e = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%x : !t) outs(%e0 : !t) {
+  ^bb0(%a: !tile, %o: !tile):
+    %r = d2m.tile_exp %a : !tile
+    linalg.yield %r : !tile
+  } -> !t
+  d2m.pop %cb : !d2m.cb<memref<2x2x!tile, #ttcore.memory_space<l1>>>
+  %e1 = tensor.empty() : !t
+  %s = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%e : !t) outs(%e1 : !t) {
+  ^bb0(%a: !tile, %o: !tile):
+    %r = d2m.tile_add_scalar %a, 1.0 : !tile
+    linalg.yield %r : !tile
+  } -> !t
+  return %s : !t
+}
