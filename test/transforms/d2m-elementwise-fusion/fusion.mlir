@@ -167,3 +167,32 @@ func.func @popped_input(%cb: !d2m.cb<memref<2x2x!tile, #ttcore.memory_space<l1>>
   } -> !t
   return %s : !t
 }
+
+// An elementwise producer of an epilogue input fuses into the epilogue.
+// CHECK-LABEL: func.func @epilogue_producer
+// CHECK:      ^bb0(%[[P:.*]]: !ttcore.tile<32x32, bf16>, %[[Q:.*]]: !ttcore.tile<32x32, bf16>, %[[C:.*]]: !ttcore.tile<32x32, bf16>, %[[ACC:.*]]: !ttcore.tile<32x32, bf16>):
+// CHECK-NEXT:   %[[M:.*]] = d2m.tile_matmul %[[P]], %[[Q]], %[[ACC]]
+// CHECK-NEXT:   %[[E:.*]] = d2m.tile_exp %[[C]] {d2m.epilogue}
+// CHECK-NEXT:   %[[S:.*]] = d2m.tile_add %[[M]], %[[E]] {d2m.epilogue}
+// CHECK-NEXT:   linalg.yield %[[S]]
+func.func @epilogue_producer(%a: !t, %b: !t, %c: !t) -> !t {
+  %e0 = tensor.empty() : !t
+  %m = linalg.generic {indexing_maps = [#mm_a, #mm_b, #mm_c], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %b : !t, !t) outs(%e0 : !t) {
+  ^bb0(%p: !tile, %q: !tile, %acc: !tile):
+    %r = d2m.tile_matmul %p, %q, %acc : !tile, !tile
+    linalg.yield %r : !tile
+  } -> !t
+  %e1 = tensor.empty() : !t
+  %x = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%c : !t) outs(%e1 : !t) {
+  ^bb0(%v: !tile, %o: !tile):
+    %r = d2m.tile_exp %v : !tile
+    linalg.yield %r : !tile
+  } -> !t
+  %e2 = tensor.empty() : !t
+  %s = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]} ins(%m, %x : !t, !t) outs(%e2 : !t) {
+  ^bb0(%u: !tile, %w: !tile, %o: !tile):
+    %r = d2m.tile_add %u, %w : !tile
+    linalg.yield %r : !tile
+  } -> !t
+  return %s : !t
+}
