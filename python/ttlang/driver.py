@@ -1,7 +1,8 @@
 """The compiler driver: stage-1 IR -> C++ kernels + program descriptor, keeping every stage.
 
     artifact = compile_module(module)          # module: the frontend's stage-1 IR
-    artifact.stages["d2m-lower-to-loops"]      # IR text after that pass (ordered dict)
+    artifact.stages["d2m-lower-to-loops"]      # IR text after that pass (ordered dict,
+                                               # computed on first use)
     artifact.sources["add_compute"]            # C++ of one kernel
     artifact.program                           # ttlang.target.program.Program
     artifact.run([a, b, c])                    # run on the default target (emulator)
@@ -17,8 +18,8 @@ verify raises `CompileError` with `is_compiler_bug` set.
 from __future__ import annotations
 
 import sys
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from xdsl.context import Context
@@ -39,8 +40,8 @@ DEFAULT_PIPELINE: tuple[str, ...] = (
     "d2m-dst-allocate",
     "d2m-lower-to-loops",
     "convert-d2m-to-ttkernel",
+    "cse",  # first: canonicalize is much faster on IR without duplicate constants
     "canonicalize",
-    "cse",
     "convert-ttkernel-to-emitc",
 )
 """docs/pipeline.md stages 2 to 9, in order."""
@@ -84,14 +85,27 @@ def make_context() -> Context:
     return ctx
 
 
-@dataclass
 class Artifact:
-    """What one compilation produced."""
+    """What one compilation produced. `stages` (the IR after every stage) is computed
+    on first use, by running the pipeline again from the kept frontend IR: printing
+    every stage costs about as much as the passes themselves."""
 
-    stages: dict[str, str]  # stage name -> IR text after it, in pipeline order
-    sources: dict[str, str]  # kernel name -> C++ source
-    program: Program
-    last_run: Any = field(default=None, repr=False)  # the runtime's RunResult
+    def __init__(
+        self, frontend: ModuleOp, pipeline: Sequence[str], sources: dict[str, str], program: Program
+    ):
+        self._frontend = frontend  # a copy of the stage-1 IR, never transformed
+        self._pipeline = tuple(pipeline)
+        self._stages: dict[str, str] | None = None
+        self.sources = sources  # kernel name -> C++ source
+        self.program = program
+        self.last_run: Any = None  # the runtime's RunResult
+
+    @property
+    def stages(self) -> dict[str, str]:
+        """Stage name -> IR text after it, in pipeline order."""
+        if self._stages is None:
+            self._stages = run_stages(self._frontend.clone(), self._pipeline)
+        return self._stages
 
     @property
     def final_ir(self) -> str:
@@ -124,32 +138,21 @@ class CompileOptions:
 def compile_module(module: ModuleOp, **options: Any) -> Artifact:
     """Compiles the stage-1 `module` (transformed in place) with `CompileOptions(**options)`."""
     opts = CompileOptions(**options)
-    ctx = make_context()
-    stages: dict[str, str] = {FRONTEND_STAGE: str(module)}
+    frontend = module.clone()
     if opts.verbose_passes:
-        _print_stage(FRONTEND_STAGE, stages[FRONTEND_STAGE])
-    factories = pass_factories()
-    for name in opts.pipeline:
-        pass_ = build_pipeline(name).passes[0] if name in factories else None
-        if pass_ is None:
-            raise CompileError(name, "no such pass is registered", is_compiler_bug=True)
+        run_stages(module, opts.pipeline, print_each=True)
+    else:
         try:
-            pass_.apply(ctx, module)
-        except PassError as error:
-            raise CompileError(name, error.message, error.op) from None
-        except Exception as error:  # a crash inside a pass is the compiler's fault
-            raise CompileError(
-                name, f"{type(error).__name__}: {error}", is_compiler_bug=True
-            ) from error
-        try:
-            module.verify()
-        except Exception as error:
-            raise CompileError(
-                name, f"the pass left IR that does not verify: {error}", is_compiler_bug=True
-            ) from error
-        stages[name] = str(module)
-        if opts.verbose_passes:
-            _print_stage(name, stages[name])
+            _run_passes(module, opts.pipeline)
+            _verify(module, opts.pipeline[-1] if opts.pipeline else FRONTEND_STAGE)
+        except CompileError as error:
+            if not error.is_compiler_bug:
+                raise
+            # Verifying once is cheaper than after every pass. On a crash or invalid IR,
+            # compile again verifying after each pass, to name the pass that broke the
+            # IR (a later pass may have crashed on it).
+            run_stages(frontend.clone(), opts.pipeline)
+            raise
     try:
         program = build_program(module)
     except L1BudgetError as error:  # the kernel asks for more L1 than a core has
@@ -159,7 +162,58 @@ def compile_module(module: ModuleOp, **options: Any) -> Artifact:
             "program-assembly", f"{type(error).__name__}: {error}", is_compiler_bug=True
         ) from error
     sources = {kernel.name: kernel.source for kernel in program.kernels}
-    return Artifact(stages=stages, sources=sources, program=program)
+    return Artifact(frontend, opts.pipeline, sources, program)
+
+
+def run_stages(
+    module: ModuleOp, pipeline: Sequence[str], print_each: bool = False
+) -> dict[str, str]:
+    """Runs `pipeline` on `module`, verifying the IR after every pass; returns the IR text
+    after every stage (printed on stderr too with `print_each`)."""
+    stages = {FRONTEND_STAGE: str(module)}
+    if print_each:
+        _print_stage(FRONTEND_STAGE, stages[FRONTEND_STAGE])
+
+    def record(name: str) -> None:
+        _verify(module, name)
+        stages[name] = str(module)
+        if print_each:
+            _print_stage(name, stages[name])
+
+    _run_passes(module, pipeline, record)
+    return stages
+
+
+def _verify(module: ModuleOp, pass_name: str) -> None:
+    """CompileError (a compiler bug) naming `pass_name` when `module` does not verify."""
+    try:
+        module.verify()
+    except Exception as error:
+        raise CompileError(
+            pass_name, f"the pass left IR that does not verify: {error}", is_compiler_bug=True
+        ) from error
+
+
+def _run_passes(
+    module: ModuleOp, pipeline: Sequence[str], after_each: Callable[[str], None] | None = None
+) -> None:
+    """Applies the passes named in `pipeline` to `module`; calls `after_each(name)` after each."""
+    ctx = make_context()
+    factories = pass_factories()
+    for name in pipeline:
+        if name not in factories:
+            raise CompileError(name, "no such pass is registered", is_compiler_bug=True)
+        pass_ = build_pipeline(name).passes[0]
+        try:
+            pass_.apply(ctx, module)
+        except PassError as error:
+            raise CompileError(name, error.message, error.op) from None
+        except Exception as error:  # a crash inside a pass is the compiler's fault
+            raise CompileError(
+                name, f"{type(error).__name__}: {error}", is_compiler_bug=True
+            ) from error
+        if after_each is not None:
+            after_each(name)
 
 
 def _print_stage(name: str, ir: str) -> None:

@@ -61,3 +61,29 @@ def test_crash_in_a_pass_is_a_compiler_bug(monkeypatch):
     assert str(error).startswith(
         "internal compiler error in pass 'd2m-elementwise-fusion': KeyError"
     )
+
+
+def test_pass_leaving_invalid_ir_is_named(monkeypatch):
+    """The IR is verified once after the pipeline; when that fails, the pipeline runs
+    again verifying after every pass, to name the pass that broke it."""
+
+    def break_ir(self, ctx, module):
+        module.body.block.first_op.sym_name = None  # a func.func without its symbol name
+
+    monkeypatch.setattr(D2MElementwiseFusion, "apply", break_ir)
+    with pytest.raises(CompileError) as caught:
+        compile_module(_module(CB_OPERAND_IN_DST))
+    error = caught.value
+    assert error.is_compiler_bug and error.pass_name == "d2m-elementwise-fusion"
+    assert "the pass left IR that does not verify" in str(error)
+
+
+def test_stages_are_computed_on_first_use():
+    from ttlang.driver import DEFAULT_PIPELINE, FRONTEND_STAGE
+
+    module = _module(CB_OPERAND_IN_DST.replace("d2m.tile_transpose", "d2m.tile_exp"))
+    frontend = str(module)
+    artifact = compile_module(module)
+    assert list(artifact.stages) == [FRONTEND_STAGE, *DEFAULT_PIPELINE]
+    assert artifact.stages[FRONTEND_STAGE] == frontend
+    assert artifact.final_ir == str(module)
