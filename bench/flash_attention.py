@@ -56,12 +56,17 @@ def load_example():
 def compile_seconds(fa, compiled, compiles: int) -> list[float]:
     """Wall times of `compiles` compilations of the same kernel, each from a fresh kernel
     object (no compile cache); g++ is not involved."""
-    batch, heads, seq_len, head_dim = compiled.shape
+    *_, seq_len, head_dim = compiled.shape
     specs = fa._specs(compiled.shape, compiled.causal, compiled.q_chunk, compiled.k_chunk)
     seconds = []
     for _ in range(compiles):
         kernel = fa.flash_attention_kernel.__wrapped__(
-            compiled.grid, compiled.q_chunk, compiled.k_chunk, head_dim, compiled.causal, False
+            compiled.grid,
+            compiled.q_chunk,
+            compiled.k_chunk,
+            head_dim,
+            compiled.causal,
+            False,
         )
         start = time.perf_counter()
         kernel.compile(*specs, seq_len=seq_len, scale=compiled.scale)
@@ -115,7 +120,7 @@ def main() -> None:
         compiles = compile_seconds(fa, compiled, options.compiles)
         all_compiles += compiles
         print(
-            f"{str(list(shape)):<20} {'yes' if causal else 'no':<6} "
+            f"{list(shape)!s:<20} {'yes' if causal else 'no':<6} "
             f"{f'{compiled.q_chunk}/{compiled.k_chunk}':<10} {statistics.median(compiles):>9.3f} "
             f"{emulator_seconds:>7.2f} {report.cycles:>9} {tflops:>8.2f} {100 * tflops / peak:>6.1f}%  "
             f"{bottleneck(report)}",

@@ -23,9 +23,7 @@ import time
 from dataclasses import dataclass
 
 import torch
-
 from ttlang import (
-    CircularBuffer,
     Program,
     TensorAccessor,
     TensorSpec,
@@ -39,6 +37,7 @@ from ttlang import (
     zeros,
 )
 from ttlang.dsl.diagnostics import KernelError
+from ttlang.target.program_builder import L1_CB_BUDGET_BYTES
 
 TILE = 32
 NEG_INF = float("-inf")
@@ -104,8 +103,14 @@ def flash_attention_kernel(grid, q_chunk, k_chunk, head_dim, causal, fp32_dest_a
                             m, l, acc = online_softmax(q_scaled, k_blk, v_blk, m, l, acc)
                     if causal:
                         for _ in range(diagonal, end):
-                            with k_cb.wait() as k_blk, v_cb.wait() as v_blk, mask_cb.wait() as mask:
-                                m, l, acc = online_softmax(q_scaled, k_blk, v_blk, m, l, acc, mask)
+                            with (
+                                k_cb.wait() as k_blk,
+                                v_cb.wait() as v_blk,
+                                mask_cb.wait() as mask_blk,
+                            ):
+                                m, l, acc = online_softmax(
+                                    q_scaled, k_blk, v_blk, m, l, acc, mask_blk
+                                )
                 with out_cb.reserve() as o:
                     o.store(acc / l)
 
@@ -125,7 +130,10 @@ def flash_attention_kernel(grid, q_chunk, k_chunk, head_dim, causal, fp32_dest_a
                         v_read.wait()
                     if causal and j >= diagonal:
                         with mask_cb.reserve() as blk:
-                            dma(mask_acc[0, kt - 1 + j * kt - (chunk % q_chunks) * qt], blk).wait()
+                            dma(
+                                mask_acc[0, kt - 1 + j * kt - (chunk % q_chunks) * qt],
+                                blk,
+                            ).wait()
 
         @datamovement()
         def writer(q_cb, k_cb, v_cb, mask_cb, out_cb):
@@ -145,8 +153,10 @@ def causal_mask_band(q_chunk: int, k_chunk: int) -> torch.Tensor:
     offset = k_chunk - TILE
     rows = torch.arange(q_chunk).unsqueeze(1)
     keys = torch.arange(offset + q_chunk - TILE + k_chunk).unsqueeze(0) - offset
-    return torch.zeros(rows.shape[0], keys.shape[1]).masked_fill(keys > rows, NEG_INF).to(
-        torch.bfloat16
+    return (
+        torch.zeros(rows.shape[0], keys.shape[1])
+        .masked_fill(keys > rows, NEG_INF)
+        .to(torch.bfloat16)
     )
 
 
@@ -155,9 +165,6 @@ def causal_mask_band(q_chunk: int, k_chunk: int) -> torch.Tensor:
 DEVICE_GRID = (8, 10)
 """A Wormhole chip's Tensix array (rows, cols); an n150 gives kernels 8x8 of it."""
 N150_CORES = 64
-L1_CB_BYTES = (1464 - 100) * 1024
-"""L1 per core for CBs: 1464 KiB less the 100 KiB the emulator (like the firmware)
-keeps (lib/device.h)."""
 PEAK_FLOP_PER_CYCLE = {"LoFi": 4096, "HiFi2": 2048, "HiFi3": 1365, "HiFi4": 1024}
 """Per core (shared/reference/tensix.md: 8x16 x 16x16 per cycle per fidelity phase)."""
 CHUNK_CANDIDATES = (256, 128, 64, 32)
@@ -211,7 +218,14 @@ def _mask(causal: bool, q_chunk: int, k_chunk: int) -> torch.Tensor:
 
 
 def compile_flash_attention(
-    shape, *, causal=False, scale=None, q_chunk=None, k_chunk=None, grid=(8, 8), fp32_dest_acc=False
+    shape,
+    *,
+    causal=False,
+    scale=None,
+    q_chunk=None,
+    k_chunk=None,
+    grid=(8, 8),
+    fp32_dest_acc=False,
 ) -> FlashAttention:
     """Compiles FlashAttention for q, k, v of `shape` [B, H, S, D]. An explicit chunk
     size that cannot work raises ValueError. Chunk sizes left as None follow what the
@@ -251,7 +265,7 @@ def compile_flash_attention(
                     raise
                 failures.append(
                     f"q_chunk={q_size}, k_chunk={k_size}: needs {needed.group(1)} KiB of CBs, "
-                    f"a core has {L1_CB_BYTES // 1024} KiB of L1 for them"
+                    f"a core has {L1_CB_BUDGET_BYTES // 1024} KiB of L1 for them"
                 )
                 continue
             seconds = time.perf_counter() - start
@@ -260,15 +274,31 @@ def compile_flash_attention(
 
 
 def flash_attention(
-    q, k, v, *, causal=False, scale=None, q_chunk=None, k_chunk=None, grid=(8, 8), fp32_dest_acc=False
+    q,
+    k,
+    v,
+    *,
+    causal=False,
+    scale=None,
+    q_chunk=None,
+    k_chunk=None,
+    grid=(8, 8),
+    fp32_dest_acc=False,
 ) -> torch.Tensor:
     """softmax(scale · q kᵀ [+ causal mask]) v for q, k, v of shape [B, H, S, D] (bf16; S
     and D multiples of 32), on the emulator. scale defaults to 1/sqrt(D)."""
     if not (q.shape == k.shape == v.shape):
-        raise ValueError(f"q, k and v must have one shape, got {tuple(q.shape)}, {tuple(k.shape)}, {tuple(v.shape)}")
+        raise ValueError(
+            f"q, k and v must have one shape, got {tuple(q.shape)}, {tuple(k.shape)}, {tuple(v.shape)}"
+        )
     compiled = compile_flash_attention(
-        tuple(q.shape), causal=causal, scale=scale, q_chunk=q_chunk, k_chunk=k_chunk,
-        grid=grid, fp32_dest_acc=fp32_dest_acc,
+        tuple(q.shape),
+        causal=causal,
+        scale=scale,
+        q_chunk=q_chunk,
+        k_chunk=k_chunk,
+        grid=grid,
+        fp32_dest_acc=fp32_dest_acc,
     )
     return compiled.run(q, k, v)
 
@@ -277,17 +307,23 @@ def _check_shape(shape, grid) -> None:
     if len(shape) != 4:
         raise ValueError(f"q, k, v are [batch, heads, seq_len, head_dim], got shape {tuple(shape)}")
     if shape[2] % TILE or shape[3] % TILE:
-        raise ValueError(f"seq_len and head_dim must be multiples of {TILE}, got {shape[2]} and {shape[3]}")
+        raise ValueError(
+            f"seq_len and head_dim must be multiples of {TILE}, got {shape[2]} and {shape[3]}"
+        )
     rows, cols = grid
     if not (1 <= rows <= DEVICE_GRID[0] and 1 <= cols <= DEVICE_GRID[1]):
-        raise ValueError(f"grid {grid} does not fit the {DEVICE_GRID[0]}x{DEVICE_GRID[1]} Tensix array")
+        raise ValueError(
+            f"grid {grid} does not fit the {DEVICE_GRID[0]}x{DEVICE_GRID[1]} Tensix array"
+        )
 
 
 def _chunk_options(name: str, chunk: int | None, seq_len: int) -> list[int]:
     if chunk is None:
         return [c for c in CHUNK_CANDIDATES if seq_len % c == 0]
     if chunk <= 0 or chunk % TILE or seq_len % chunk:
-        raise ValueError(f"{name}={chunk} must be a positive multiple of {TILE} dividing seq_len={seq_len}")
+        raise ValueError(
+            f"{name}={chunk} must be a positive multiple of {TILE} dividing seq_len={seq_len}"
+        )
     return [chunk]
 
 
@@ -295,7 +331,10 @@ def _specs(shape, causal: bool, q_chunk: int, k_chunk: int) -> list[TensorSpec]:
     batch, heads, seq_len, head_dim = shape
     rows = batch * heads * seq_len
     mask_shape = tuple(_mask(causal, q_chunk, k_chunk).shape)
-    return [TensorSpec((rows, head_dim))] * 3 + [TensorSpec(mask_shape), TensorSpec((rows, head_dim))]
+    return [TensorSpec((rows, head_dim))] * 3 + [
+        TensorSpec(mask_shape),
+        TensorSpec((rows, head_dim)),
+    ]
 
 
 def main() -> None:

@@ -20,11 +20,35 @@ approximate exp (relative error < 3.5e-3), as tt-metal's SDPA does."""
 CASES = [
     # (batch, heads, seq_len, head_dim), causal, q_chunk, k_chunk, grid, fp32_dest_acc
     pytest.param((1, 1, 128, 64), False, None, None, (1, 1), False, id="s128-d64-bh1-1x1"),
-    pytest.param((1, 1, 128, 128), True, 32, 64, (1, 1), True, id="s128-d128-causal-q32k64-1x1-fp32"),
+    pytest.param(
+        (1, 1, 128, 128),
+        True,
+        32,
+        64,
+        (1, 1),
+        True,
+        id="s128-d128-causal-q32k64-1x1-fp32",
+    ),
     pytest.param((2, 4, 512, 64), True, None, None, (8, 8), False, id="s512-d64-bh8-causal-8x8"),
-    pytest.param((1, 8, 512, 128), False, 64, 128, (8, 8), True, id="s512-d128-bh8-q64k128-8x8-fp32"),
+    pytest.param(
+        (1, 8, 512, 128),
+        False,
+        64,
+        128,
+        (8, 8),
+        True,
+        id="s512-d128-bh8-q64k128-8x8-fp32",
+    ),
     pytest.param((1, 1, 512, 64), False, 128, 32, (8, 10), False, id="s512-d64-q128k32-8x10"),
-    pytest.param((1, 8, 2048, 128), True, None, None, (8, 8), False, id="s2048-d128-bh8-causal-8x8"),
+    pytest.param(
+        (1, 8, 2048, 128),
+        True,
+        None,
+        None,
+        (8, 8),
+        False,
+        id="s2048-d128-bh8-causal-8x8",
+    ),
 ]
 
 
@@ -42,7 +66,14 @@ def pcc(actual: torch.Tensor, expected: torch.Tensor) -> float:
 def test_matches_torch_sdpa(fa, shape, causal, q_chunk, k_chunk, grid, fp32_dest_acc):
     q, k, v = random_inputs(shape, seed=sum(shape))
     out = fa.flash_attention(
-        q, k, v, causal=causal, q_chunk=q_chunk, k_chunk=k_chunk, grid=grid, fp32_dest_acc=fp32_dest_acc
+        q,
+        k,
+        v,
+        causal=causal,
+        q_chunk=q_chunk,
+        k_chunk=k_chunk,
+        grid=grid,
+        fp32_dest_acc=fp32_dest_acc,
     )
     expected = torch.nn.functional.scaled_dot_product_attention(
         q.float(), k.float(), v.float(), is_causal=causal
@@ -58,7 +89,9 @@ def test_explicit_scale(fa):
     shape = (1, 2, 128, 64)
     q, k, v = random_inputs(shape, seed=7)
     out = fa.flash_attention(q, k, v, scale=0.3, grid=(1, 2))
-    expected = torch.nn.functional.scaled_dot_product_attention(q.float(), k.float(), v.float(), scale=0.3)
+    expected = torch.nn.functional.scaled_dot_product_attention(
+        q.float(), k.float(), v.float(), scale=0.3
+    )
     assert pcc(out, expected) >= MIN_PCC
     assert (out.double() - expected.double()).abs().max().item() <= MAX_ABS
 
@@ -79,7 +112,10 @@ def test_causal_mask_band(fa):
     )
     for i in range(seq_len // q_chunk):
         for j in range(seq_len // k_chunk):
-            rows, cols = slice(i * q_chunk, (i + 1) * q_chunk), slice(j * k_chunk, (j + 1) * k_chunk)
+            rows, cols = (
+                slice(i * q_chunk, (i + 1) * q_chunk),
+                slice(j * k_chunk, (j + 1) * k_chunk),
+            )
             diagonal = j * k_chunk < (i + 1) * q_chunk and (j + 1) * k_chunk > i * q_chunk
             if not diagonal:
                 continue
@@ -90,8 +126,14 @@ def test_causal_mask_band(fa):
 @pytest.mark.parametrize(
     "options, message",
     [
-        ({"q_chunk": 48}, r"q_chunk=48 must be a positive multiple of 32 dividing seq_len=256"),
-        ({"k_chunk": 512}, r"k_chunk=512 must be a positive multiple of 32 dividing seq_len=256"),
+        (
+            {"q_chunk": 48},
+            r"q_chunk=48 must be a positive multiple of 32 dividing seq_len=256",
+        ),
+        (
+            {"k_chunk": 512},
+            r"k_chunk=512 must be a positive multiple of 32 dividing seq_len=256",
+        ),
         ({"grid": (9, 8)}, r"grid \(9, 8\) does not fit the 8x10 Tensix array"),
     ],
 )
@@ -101,7 +143,10 @@ def test_bad_choices_are_named(fa, options, message):
 
 
 def test_chunks_too_big_for_l1(fa):
-    with pytest.raises(ValueError, match=r"q_chunk=512, k_chunk=512: needs \d+ KiB of CBs, a core has 1364 KiB"):
+    with pytest.raises(
+        ValueError,
+        match=r"q_chunk=512, k_chunk=512: needs \d+ KiB of CBs, a core has 1364 KiB",
+    ):
         fa.compile_flash_attention((1, 1, 512, 128), q_chunk=512, k_chunk=512, grid=(1, 1))
 
 
