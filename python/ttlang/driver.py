@@ -29,7 +29,7 @@ from xdsl.ir import Operation
 from ttlang.dialects import register_dialects
 from ttlang.pipeline import build_pipeline, pass_factories
 from ttlang.target.program import Program
-from ttlang.target.program_builder import L1BudgetError, build_program
+from ttlang.target.program_builder import CBBudgetError, build_program
 from ttlang.transforms.diagnostics import PassError
 
 DEFAULT_PIPELINE: tuple[str, ...] = (
@@ -155,7 +155,7 @@ def compile_module(module: ModuleOp, **options: Any) -> Artifact:
             raise
     try:
         program = build_program(module)
-    except L1BudgetError as error:  # the kernel asks for more L1 than a core has
+    except CBBudgetError as error:  # the kernel asks for more CBs or L1 than a core has
         raise CompileError("program-assembly", str(error)) from None
     except Exception as error:
         raise CompileError(

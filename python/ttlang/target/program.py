@@ -57,6 +57,10 @@ class ComputeConfig:
         return full if self.dst_full_sync_en else full // 2
 
 
+MAX_CBS_PER_CORE = 32
+"""Circular buffers a Tensix core has (CB ids 0..31, tt-metal's NUM_CIRCULAR_BUFFERS)."""
+
+
 @dataclass(frozen=True)
 class CBConfig:
     """One circular buffer, allocated at the same L1 address on every core."""

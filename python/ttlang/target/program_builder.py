@@ -8,8 +8,9 @@ their runtime-argument layout, compute configuration). Output:
   gets the CB ids as compile-time args (arg `i` is CB `i`);
 - CBs: page = one tile of the block's format, pages = tiles per block x blocks (the
   operand CBs and the compute-local CBs d2m-bufferize and d2m-memref-provenance bound);
-  together they must fit the L1 a core leaves to CBs (`L1_CB_BUDGET_BYTES`), else
-  `L1BudgetError` names the kernel and lists the CBs;
+  together they must fit a core: at most `MAX_CBS_PER_CORE` of them, in the L1 it
+  leaves to CBs (`L1_CB_BUDGET_BYTES`), else `CBBudgetError` names the kernel and
+  lists the CBs;
 - buffers: one DRAM buffer per kernel tensor, its logical shape in elements;
 - runtime args per kernel and core, following the layout: a buffer's DRAM address
   (`BufferAddress`), the core's (row, column), the grid's (rows, columns);
@@ -34,6 +35,7 @@ from ttlang.dialects.ttcore import DataType, GridAttr, TileType
 from ttlang.target.compute_config import config_from_attr
 from ttlang.target.cpp import translate_kernels
 from ttlang.target.program import (
+    MAX_CBS_PER_CORE,
     TILE_COLS,
     TILE_ROWS,
     BufferAddress,
@@ -66,12 +68,18 @@ class ProgramError(Exception):
     """The module does not describe a program (it was not lowered by the pipeline)."""
 
 
-class L1BudgetError(ProgramError):
-    """The program's circular buffers do not fit in a core's L1."""
+class CBBudgetError(ProgramError):
+    """The program's circular buffers do not fit a core (too many, or too big for L1)."""
 
 
-def check_l1_budget(kernel: str, cbs: list[CBConfig]) -> None:
-    """Raises L1BudgetError when the CBs of `kernel` need more L1 than a core has."""
+def check_cb_budget(kernel: str, cbs: list[CBConfig]) -> None:
+    """Raises CBBudgetError when `kernel` needs more CBs, or more L1 for them, than a
+    core has."""
+    if len(cbs) > MAX_CBS_PER_CORE:
+        raise CBBudgetError(
+            f"kernel '{kernel}': needs {len(cbs)} circular buffers, more than the "
+            f"{MAX_CBS_PER_CORE} a core has; fewer temporaries or spills would fit."
+        )
     total = sum(cb.num_pages * cb.page_size for cb in cbs)
     if total <= L1_CB_BUDGET_BYTES:
         return
@@ -79,7 +87,7 @@ def check_l1_budget(kernel: str, cbs: list[CBConfig]) -> None:
         f"cb{cb.index} {cb.num_pages} x {cb.page_size} B"
         for cb in sorted(cbs, key=lambda cb: -cb.num_pages * cb.page_size)
     )
-    raise L1BudgetError(
+    raise CBBudgetError(
         f"kernel '{kernel}': its {len(cbs)} circular buffers need {total // 1024} KiB of L1 "
         f"per core, more than the {L1_CB_BUDGET_BYTES // 1024} KiB left for CBs "
         f"({L1_BYTES_PER_CORE // 1024} KiB less {L1_RESERVED_BYTES // 1024} KiB reserved): "
@@ -159,7 +167,7 @@ def build_program(module: ModuleOp) -> Program:
     cbs = [cb_config(index, cb_type) for index, cb_type in enumerate(description["cbs"].data)]
     name = description["name"]
     assert isinstance(name, StringAttr)
-    check_l1_budget(name.data, cbs)
+    check_cb_budget(name.data, cbs)
     sources = translate_kernels(module)
     compile_time_args = tuple(cb.index for cb in cbs)
     kernels = [

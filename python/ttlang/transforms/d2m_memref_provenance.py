@@ -57,6 +57,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from ttlang.dialects import d2m
 from ttlang.dialects.ttcore import MemorySpace, MemorySpaceAttr
+from ttlang.target.program import MAX_CBS_PER_CORE
 from ttlang.transforms.analysis.provenance import (
     CBBlock,
     IntermediateBuffer,
@@ -69,8 +70,6 @@ from ttlang.transforms.diagnostics import PassError
 LOCAL_CB_BUFFERS = 1
 """A temporary is produced and consumed by the same thread, so one block suffices."""
 
-MAX_CBS_PER_CORE = 32
-"""Circular buffers a Tensix core has (tt-metal's NUM_CIRCULAR_BUFFERS)."""
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,5 @@
-"""Program assembly refuses CBs that do not fit in a core's L1, naming the kernel."""
+"""Program assembly refuses CBs that do not fit a core (L1 size, CB count), naming the
+kernel."""
 
 from __future__ import annotations
 
@@ -6,8 +7,8 @@ import pytest
 import torch
 
 from ttlang import CircularBuffer, Program, TensorAccessor, compute, datamovement, dma, pykernel_gen
-from ttlang.target.program import CBConfig
-from ttlang.target.program_builder import L1_CB_BUDGET_BYTES, L1BudgetError, check_l1_budget
+from ttlang.target.program import MAX_CBS_PER_CORE, CBConfig
+from ttlang.target.program_builder import L1_CB_BUDGET_BYTES, CBBudgetError, check_cb_budget
 
 BIG = (14, 14)  # tiles per block: 392 KiB of bf16; two blocks per CB
 
@@ -47,9 +48,17 @@ def test_oversized_cbs_are_a_compile_error_naming_the_kernel():
     assert "internal compiler error" not in message
 
 
-def test_budget_is_inclusive():
+def test_l1_budget_is_inclusive():
     page = 2048
     fits = [CBConfig(index=0, num_pages=L1_CB_BUDGET_BYTES // page, page_size=page)]
-    check_l1_budget("fits", fits)
-    with pytest.raises(L1BudgetError, match="kernel 'over'"):
-        check_l1_budget("over", [*fits, CBConfig(index=1, num_pages=1, page_size=page)])
+    check_cb_budget("fits", fits)
+    with pytest.raises(CBBudgetError, match="kernel 'over'"):
+        check_cb_budget("over", [*fits, CBConfig(index=1, num_pages=1, page_size=page)])
+
+
+def test_cb_count_is_limited():
+    cbs = [CBConfig(index=i, num_pages=1, page_size=2048) for i in range(MAX_CBS_PER_CORE)]
+    check_cb_budget("fits", cbs)
+    extra = CBConfig(index=MAX_CBS_PER_CORE, num_pages=1, page_size=2048)
+    with pytest.raises(CBBudgetError, match="kernel 'over': needs 33 circular buffers, more than the 32"):
+        check_cb_budget("over", [*cbs, extra])
