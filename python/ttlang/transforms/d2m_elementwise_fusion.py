@@ -246,9 +246,7 @@ def _fuse_producer(producer: GenericOp, consumer: GenericOp, index: int) -> Gene
         consumer_maps[-1],
     ]
     inputs = [*(consumer.inputs[i] for i in kept), *producer_inputs]
-    return _new_generic(
-        consumer, inputs, maps, consumer.outputs[0], consumer.iterator_types, body
-    )
+    return _new_generic(consumer, inputs, maps, consumer.outputs[0], consumer.iterator_types, body)
 
 
 class FuseEpilogue(RewritePattern):
@@ -264,9 +262,10 @@ class FuseEpilogue(RewritePattern):
         consumer_maps = _maps(consumer)
         for index, operand in enumerate(consumer.inputs):
             reduction = operand.owner
-            if not _is_tile_generic(reduction) or not _has_reduction(reduction):  # type: ignore[arg-type]
+            if not isinstance(reduction, GenericOp) or not _is_tile_generic(reduction):
                 continue
-            assert isinstance(reduction, GenericOp)
+            if not _has_reduction(reduction):
+                continue
             if reduction.parent_block() is not consumer.parent_block():
                 continue
             if reduction.res[0].uses.get_length() != 1 or not isinstance(
@@ -314,9 +313,7 @@ def _fuse_epilogue(reduction: GenericOp, consumer: GenericOp, index: int) -> Gen
         output_map,
     ]
     inputs = [*reduction.inputs, *(consumer.inputs[i] for i in kept)]
-    return _new_generic(
-        consumer, inputs, maps, consumer.outputs[0], reduction.iterator_types, body
-    )
+    return _new_generic(consumer, inputs, maps, consumer.outputs[0], reduction.iterator_types, body)
 
 
 class MergeRepeatedInputs(RewritePattern):
@@ -337,9 +334,7 @@ class MergeRepeatedInputs(RewritePattern):
         args = op.body.block.args
         body = Block(arg_types=[*(args[i].type for i in kept), args[-1].type])
         position = {i: n for n, i in enumerate(kept)}
-        mapping: dict[SSAValue, SSAValue] = {
-            args[i]: body.args[position[first[i]]] for i in first
-        }
+        mapping: dict[SSAValue, SSAValue] = {args[i]: body.args[position[first[i]]] for i in first}
         mapping[args[-1]] = body.args[-1]
         for body_op in op.body.block.ops:
             clone = body_op.clone(value_mapper=mapping)

@@ -162,13 +162,15 @@ def _emit_loops(
         zero = _index(builder, 0)
         _emit_loops(builder, extents[1:], lambda b, ivs: body(b, [zero, *ivs]), rest_steps)
         return
-    lower, upper, step_value = _index(builder, 0), _index(builder, extents[0]), _index(builder, step)
+    lower, upper, step_value = (
+        _index(builder, 0),
+        _index(builder, extents[0]),
+        _index(builder, step),
+    )
     loop_block = Block(arg_types=[IndexType()])
     builder.insert(scf.ForOp(lower, upper, step_value, [], loop_block))
     inner = Builder(InsertPoint.at_end(loop_block))
-    _emit_loops(
-        inner, extents[1:], lambda b, ivs: body(b, [loop_block.args[0], *ivs]), rest_steps
-    )
+    _emit_loops(inner, extents[1:], lambda b, ivs: body(b, [loop_block.args[0], *ivs]), rest_steps)
     inner.insert(scf.YieldOp())
 
 
@@ -269,7 +271,7 @@ class _Subblock:
 
         def one_tile(inner: Builder, ivs: dict[int, SSAValue], t: SSAValue) -> None:
             operands = [self.operand(inner, v, ivs, t) for v in op.operands]
-            if isinstance(op, d2m.TileCopyOp) and not self._in_dst(op.input):
+            if isinstance(op, d2m.TileCopyOp) and self.slot_of(op.input) is None:
                 self.store_dst(inner, operands[0], slot, t)  # copy_tile
                 return
             new = op.clone(value_mapper=dict(zip(op.operands, operands)))
@@ -279,10 +281,14 @@ class _Subblock:
 
         self.per_tile(builder, reduction_ivs, one_tile)
 
-    def _in_dst(self, value: SSAValue) -> bool:
+    def slot_of(self, value: SSAValue) -> int | None:
+        """The DST slot holding `value`, None when it is read from a CB (or is a
+        broadcast left to the FPU)."""
         if isinstance(value, BlockArgument):
-            return not is_cb_tile(value)
-        return value not in self.spilled and _slot(value.owner) is not None  # type: ignore[arg-type]
+            return None if is_cb_tile(value) else self.accumulator_slot()
+        if value in self.spilled or not isinstance(value.owner, Operation):
+            return None
+        return _slot(value.owner)
 
     def pack(self, builder: Builder, slot: int, block: SSAValue, row: int | None) -> None:
         """The subblock's tiles of slot `slot` packed into `block` (at the subblock's
@@ -306,9 +312,8 @@ class _Subblock:
         builder.insert(d2m.CommitDstOp(self.dst))
         builder.insert(d2m.WaitDstOp(self.dst))
         for row, value in enumerate(op.values):
-            owner = value.owner
-            slot = self.accumulator_slot() if isinstance(value, BlockArgument) else _slot(owner)  # type: ignore[arg-type]
-            assert slot is not None
+            slot = self.slot_of(value)
+            assert slot is not None, "d2m-dst-allocate spills DST tiles only"
             self.pack(builder, slot, reserved, row)
         builder.insert(d2m.ReleaseDstOp(self.dst))
         builder.insert(d2m.PushOp(op.cb))
@@ -331,7 +336,11 @@ def _lower_generic(op: GenericOp, capacity: int) -> None:
     acc = accumulator(op)
     yielded = yielded_value(op)
     ops = body_ops(op)
-    accumulating = [o for o in ops if not o.attributes.get(EPILOGUE_ATTR) and FORMS.get(type(o)) is Form.ACCUMULATE_FROM_CBS]
+    accumulating = [
+        o
+        for o in ops
+        if not o.attributes.get(EPILOGUE_ATTR) and FORMS.get(type(o)) is Form.ACCUMULATE_FROM_CBS
+    ]
     in_reduction = ops[: ops.index(accumulating[-1]) + 1] if reduction and accumulating else []
     epilogue = ops[len(in_reduction) :]
     tile_type = op.body.block.args[-1].type
@@ -355,8 +364,7 @@ def _lower_generic(op: GenericOp, capacity: int) -> None:
             _emit_loops(builder, [ranges[d] for d in reduction], reduce)
         for body_op in epilogue:
             state.emit(builder, body_op, {})
-        owner = yielded.owner
-        slot = state.accumulator_slot() if isinstance(yielded, BlockArgument) else _slot(owner)  # type: ignore[arg-type]
+        slot = state.slot_of(yielded)
         assert slot is not None, "d2m-dst-allocate leaves the yielded tile in DST"
         builder.insert(d2m.CommitDstOp(state.dst))
         builder.insert(d2m.WaitDstOp(state.dst))

@@ -15,7 +15,6 @@ from collections.abc import Callable
 import pytest
 import torch
 from e2e_kernels import TILE, assert_close, random_bf16
-
 from ttlang import (
     CircularBuffer,
     Program,

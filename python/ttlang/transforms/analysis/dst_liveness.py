@@ -37,7 +37,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum, auto
-
 from math import prod
 
 from xdsl.dialects.builtin import DenseArrayBase
