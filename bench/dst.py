@@ -91,7 +91,9 @@ def _softmax_tensors() -> list[torch.Tensor]:
 def _matmul_tensors() -> list[torch.Tensor]:
     m = many_matmuls
     shapes = [(m.M, m.K), (m.K, m.N), (m.N, m.P), (m.P, m.Q)]
-    inputs = [random_bf16((r * 32, c * 32), -0.5, 0.5, seed=5 + i) for i, (r, c) in enumerate(shapes)]
+    inputs = [
+        random_bf16((r * 32, c * 32), -0.5, 0.5, seed=5 + i) for i, (r, c) in enumerate(shapes)
+    ]
     return [*inputs, torch.zeros(m.M * 32, m.Q * 32, dtype=torch.bfloat16)]
 
 

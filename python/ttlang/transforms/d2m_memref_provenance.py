@@ -71,7 +71,6 @@ LOCAL_CB_BUFFERS = 1
 """A temporary is produced and consumed by the same thread, so one block suffices."""
 
 
-
 @dataclass(frozen=True)
 class _Lifetime:
     """An intermediate buffer, the generic writing it, and the span of the compute

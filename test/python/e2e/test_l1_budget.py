@@ -60,5 +60,7 @@ def test_cb_count_is_limited():
     cbs = [CBConfig(index=i, num_pages=1, page_size=2048) for i in range(MAX_CBS_PER_CORE)]
     check_cb_budget("fits", cbs)
     extra = CBConfig(index=MAX_CBS_PER_CORE, num_pages=1, page_size=2048)
-    with pytest.raises(CBBudgetError, match="kernel 'over': needs 33 circular buffers, more than the 32"):
+    with pytest.raises(
+        CBBudgetError, match="kernel 'over': needs 33 circular buffers, more than the 32"
+    ):
         check_cb_budget("over", [*cbs, extra])

@@ -40,7 +40,9 @@ def chained_matmuls(fp32_dest: bool):
     """out = ((a @ b) @ c) @ d: three matmuls, two temporaries."""
 
     @pykernel_gen(
-        grid=(1, 1), block_factors=[(M, K), (K, N), (N, P), (P, Q), (M, Q)], fp32_dest_acc_en=fp32_dest
+        grid=(1, 1),
+        block_factors=[(M, K), (K, N), (N, P), (P, Q), (M, Q)],
+        fp32_dest_acc_en=fp32_dest,
     )
     def three_matmuls(a, b, c, d, out):
         a_acc, b_acc, c_acc, d_acc = (TensorAccessor(t) for t in (a, b, c, d))
@@ -51,9 +53,11 @@ def chained_matmuls(fp32_dest: bool):
             a_cb: CircularBuffer, b_cb: CircularBuffer, c_cb: CircularBuffer,
             d_cb: CircularBuffer, out_cb: CircularBuffer,
         ):  # fmt: skip
-            with a_cb.wait() as x, b_cb.wait() as y, c_cb.wait() as z, d_cb.wait() as w:
-                with out_cb.reserve() as o:
-                    o.store(((x @ y) @ z) @ w)
+            with (
+                a_cb.wait() as x, b_cb.wait() as y, c_cb.wait() as z, d_cb.wait() as w,
+                out_cb.reserve() as o,
+            ):  # fmt: skip
+                o.store(((x @ y) @ z) @ w)
 
         @datamovement()
         def reader(

@@ -24,9 +24,14 @@ def test_fpu_add_unpacks_both_operands_and_packs_the_result():
     artifact = binary_kernel(lambda x, y: x + y).compile(a, b, out)
     report = artifact.run([a, b, out]).report
     for thread in _compute_threads(report):  # add_tiles reads both tiles from CBs
-        assert (thread.tiles_unpacked, thread.tiles_packed) == (2 * TILES_PER_BLOCK, TILES_PER_BLOCK)
+        assert (thread.tiles_unpacked, thread.tiles_packed) == (
+            2 * TILES_PER_BLOCK,
+            TILES_PER_BLOCK,
+        )
     for core in report.cores:  # data-movement threads do not unpack or pack
-        assert all(t.tiles_unpacked == t.tiles_packed == 0 for t in core.threads if t.thread != "compute")
+        assert all(
+            t.tiles_unpacked == t.tiles_packed == 0 for t in core.threads if t.thread != "compute"
+        )
     assert report.cb_tile_traffic == (2 * TILES_PER_BLOCK * CORES, TILES_PER_BLOCK * CORES)
 
 

@@ -57,7 +57,7 @@ def _ops():
 
 
 def test_memref_origins():
-    module, ops = _ops()
+    _, ops = _ops()
     (wait,), (reserve,), (alloc,) = ops[d2m.WaitOp], ops[d2m.ReserveOp], ops[memref.AllocOp]
     (acquire,) = ops[d2m.AcquireDstOp]
     assert memref_origin(wait.result) == CBBlock(wait) and CBBlock(wait).is_front
@@ -73,7 +73,7 @@ def test_memref_origins():
 
 
 def test_tile_origins_through_loads_and_generic_arguments():
-    module, ops = _ops()
+    _, ops = _ops()
     (wait,), (reserve,), (alloc,) = ops[d2m.WaitOp], ops[d2m.ReserveOp], ops[memref.AllocOp]
     (acquire,) = ops[d2m.AcquireDstOp]
     (linalg_generic,) = ops[GenericOp]

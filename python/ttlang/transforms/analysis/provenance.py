@@ -110,9 +110,4 @@ def operand_origins(op: Operation) -> list[Origin | None]:
 
 def intermediate_buffers(region_block: Block) -> list[memref.AllocOp]:
     """The intermediate buffers allocated anywhere in `region_block`, in program order."""
-    return [
-        op
-        for top in region_block.ops
-        for op in top.walk()
-        if isinstance(op, memref.AllocOp)
-    ]
+    return [op for top in region_block.ops for op in top.walk() if isinstance(op, memref.AllocOp)]
