@@ -41,7 +41,9 @@ Rewrites:
   (tables `_SFPU_UNARY`, `_SCALAR`, `_FPU_BINARY`, `_FPU_BROADCAST`, `_SFPU_BINARY`):
   add/sub/mul with both operands in CBs is the FPU form, with one in DST and one in a
   CB `binary_dest_reuse_tiles` (the DST operand's slot takes the result), with both in
-  DST the SFPU form; a `d2m.tile_copy` of a DST tile is `binary_max_tile(s, s, d)`
+  DST the SFPU form; a matmul whose B is a `d2m.tile_transpose` of a CB tile reads
+  that tile with the unpacker's transpose (`mm_init`/`matmul_tiles` `transpose = 1`);
+  a `d2m.tile_copy` of a DST tile is `binary_max_tile(s, s, d)`
   (max(x, x) = x exactly; the kernel API has no DST-to-DST copy); `d2m.tile_where`
   (all three operands in DST) is `where_tile` in DST's format (f32 with
   `fp32_dest_acc_en`, else bf16);
@@ -674,10 +676,14 @@ class _KernelBuilder:
             builder.insert(init())
             builder.insert(call(a.slot, b.slot, dst))
         elif isinstance(op, d2m.TileMatmulOp):
-            a, b = (self.operand(v, op, want_cb=True) for v in (op.a, op.b))
-            no_transpose = self.const(0)
-            builder.insert(ttkernel.MMInitOp(a.cb, b.cb, self.out_cb(a.cb), no_transpose))
-            builder.insert(ttkernel.MatmulTilesOp(a.cb, b.cb, a.tile, b.tile, dst))
+            # A transposed B tile is transposed by the unpacker (mm_init's `transpose`).
+            transposed = isinstance(op.b.owner, d2m.TileTransposeOp)
+            b_tile = op.b.owner.input if transposed else op.b  # type: ignore[union-attr]
+            a = self.operand(op.a, op, want_cb=True)
+            b = self.operand(b_tile, op, want_cb=True)
+            transpose = self.const(int(transposed))
+            builder.insert(ttkernel.MMInitOp(a.cb, b.cb, self.out_cb(a.cb), transpose))
+            builder.insert(ttkernel.MatmulTilesOp(a.cb, b.cb, a.tile, b.tile, dst, transpose))
         elif isinstance(op, d2m.TileReduceSumOp | d2m.TileReduceMaxOp):
             a, scaler = (self.operand(v, op, want_cb=True) for v in (op.input, op.scaler))
             pool, dim = _REDUCE_POOL[kind], _REDUCE_DIM[op.dim.data]

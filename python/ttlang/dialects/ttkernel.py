@@ -629,11 +629,32 @@ class MMInitShortOp(TTKernelOp):
 
 
 @irdl_op_definition
-class MatmulTilesOp(_BinaryTilesOp):
-    """DST[dst] += A[in0_tile] @ B[in1_tile]."""
+class MatmulTilesOp(TTKernelOp):
+    """DST[dst] += A[in0_tile] @ B[in1_tile], each B tile transposed first when
+    `transpose` is nonzero (the unpacker does it; it must match mm_init's)."""
 
     name = "ttkernel.matmul_tiles"
     COMPUTE_HEADER: ClassVar[str | None] = "compute_kernel_api/matmul.h"
+    in0_cb = operand_def(I32)
+    in1_cb = operand_def(I32)
+    in0_tile = operand_def(I32)
+    in1_tile = operand_def(I32)
+    dst = operand_def(I32)
+    transpose = operand_def(I32)
+    assembly_format = _i32_operands_op(
+        ["in0_cb", "in1_cb", "in0_tile", "in1_tile", "dst", "transpose"]
+    )
+
+    def __init__(
+        self,
+        in0_cb: SSAValue,
+        in1_cb: SSAValue,
+        in0_tile: SSAValue,
+        in1_tile: SSAValue,
+        dst: SSAValue,
+        transpose: SSAValue,
+    ):
+        super().__init__(operands=[in0_cb, in1_cb, in0_tile, in1_tile, dst, transpose])
 
 
 # --------------------------------------------------------------------------- reduce

@@ -17,7 +17,10 @@ What fuses, and why (the engines decide; `ttlang.transforms.analysis.dst_livenes
   `d2m.epilogue` (run once, after the reduction, on the final accumulator); its other
   inputs join with their maps composed with the reduction's output map. An elementwise
   producer of an epilogue input then fuses into the epilogue as above.
-- Not fused: anything feeding a matmul's A/B, a reduction's input or scaler, a
+- A transpose generic into the matmul reading it as B: the unpacker transposes each B
+  tile as it loads it (`mm_init`/`matmul_tiles` with `transpose`), so `q @ k.T` reads
+  `k` straight from its CB.
+- Not fused: any other producer of a matmul's A/B, a reduction's input or scaler, a
   transpose or a broadcast. Those engines unpack their operands from a CB (srcA/srcB),
   so the producer's result has to be packed to L1 first. A producer with several uses
   is not fused either (it would be recomputed, or packed anyway), nor is a consumer
@@ -55,7 +58,7 @@ from xdsl.context import Context
 from xdsl.dialects import tensor
 from xdsl.dialects.builtin import AffineMapAttr, ArrayAttr, ModuleOp, TensorType, UnitAttr
 from xdsl.dialects.linalg.ops import GenericOp, YieldOp
-from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue
+from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue, Use
 from xdsl.ir.affine import AffineMap
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
@@ -119,6 +122,21 @@ def _has_reduction(op: GenericOp) -> bool:
     return not _all_parallel(op)
 
 
+def _is_transpose(op: GenericOp) -> bool:
+    """Whether `op`'s body only transposes its one input's tiles."""
+    ops = list(op.body.block.ops)
+    return (
+        len(ops) == 2
+        and isinstance(ops[0], d2m.TileTransposeOp)
+        and ops[0].input is op.body.block.args[0]
+        and ops[1].operands[0] is ops[0].result
+    )
+
+
+def _is_matmul_b(use: Use) -> bool:
+    return isinstance(use.operation, d2m.TileMatmulOp) and use.index == 1
+
+
 def _fusible_producer(consumer: GenericOp, index: int) -> GenericOp | None:
     """The elementwise generic producing input `index` of `consumer`, if it may be
     inlined there (see the module docstring)."""
@@ -135,10 +153,12 @@ def _fusible_producer(consumer: GenericOp, index: int) -> GenericOp | None:
     producer_maps = _maps(producer)
     if producer_maps[-1] != AffineMap.identity(producer_maps[-1].num_dims):
         return None
+    arg = consumer.body.block.args[index]
+    if _is_transpose(producer) and all(_is_matmul_b(use) for use in arg.uses):
+        return producer  # the unpacker transposes B tiles as the matmul reads them
     consumer_maps = _maps(consumer)
     if consumer_maps[index] != consumer_maps[-1]:
         return None
-    arg = consumer.body.block.args[index]
     if not _reads_from_dst(arg):
         return None
     if _has_reduction(consumer) and not all(
@@ -234,7 +254,7 @@ def _fuse_producer(producer: GenericOp, consumer: GenericOp, index: int) -> Gene
                 for n, arg in enumerate(producer_args[: len(producer_inputs)])
             }
             mapping[consumer_args[index]] = _inline_body(
-                producer, body, producer_mapping, None, epilogue=_has_reduction(consumer)
+                producer, body, producer_mapping, None, epilogue=EPILOGUE_ATTR in op.attributes
             )
         clone = op.clone(value_mapper=mapping)
         body.add_op(clone)

@@ -1,5 +1,6 @@
-// Compute-engine forms after DST allocation: FPU with dest reuse, DST-to-DST copies.
-// RUN: %ttlang-opt %s -p d2m-tile-subblock,d2m-dst-allocate,d2m-lower-to-loops,convert-d2m-to-ttkernel,canonicalize,cse | FileCheck %s
+// Compute-engine forms after DST allocation: FPU with dest reuse, DST-to-DST copies,
+// transposed matmul B operands.
+// RUN: %ttlang-opt %s --split-input-file -p d2m-tile-subblock,d2m-dst-allocate,d2m-lower-to-loops,convert-d2m-to-ttkernel,canonicalize,cse | FileCheck %s
 
 !tile = !ttcore.tile<32x32, bf16>
 !dram = memref<1x1x!tile, #ttcore.memory_space<dram>>
@@ -33,6 +34,39 @@ func.func @dest_reuse(%x: !dram, %y: !dram, %out: !dram) {
       %d = d2m.tile_sub %e, %q : !tile
       %r = d2m.tile_recip %d : !tile
       %m = d2m.tile_mul %d, %r : !tile
+      linalg.yield %m : !tile
+    }
+    d2m.push %out_cb : !cb
+  }
+  return
+}
+
+// -----
+
+!tile = !ttcore.tile<32x32, bf16>
+!dram = memref<1x1x!tile, #ttcore.memory_space<dram>>
+!blk = memref<1x1x!tile, #ttcore.memory_space<l1>>
+!cb = !d2m.cb<!blk>
+
+// q @ transpose(k): the transpose takes no DST slot; the matmul reads k's tile from
+// its CB with the unpacker's transpose.
+// CHECK-LABEL: func.func @transposed_b_compute()
+// CHECK:      %[[Q:.*]] = ttkernel.get_compile_time_arg_val(0)
+// CHECK-NEXT: %[[K:.*]] = ttkernel.get_compile_time_arg_val(1)
+// CHECK:      %[[ONE:.*]] = arith.constant 1 : i32
+// CHECK:      ttkernel.mm_init(%[[Q]], %[[K]], %{{.*}}, %[[ONE]])
+// CHECK-NEXT: ttkernel.matmul_tiles(%[[Q]], %[[K]], %{{.*}}, %{{.*}}, %{{.*}}, %[[ONE]])
+// CHECK-NOT:  transpose_wh
+func.func @transposed_b(%q: !dram, %k: !dram, %out: !dram) {
+  d2m.generic {grid = #ttcore.grid<1x1>, block_factors = [1, 1], threads = [#d2m.thread<compute>]} ins(%q, %k : !dram, !dram) outs(%out : !dram) {
+  ^bb0(%q_cb: !cb, %k_cb: !cb, %out_cb: !cb):
+    %a = d2m.wait %q_cb : !cb -> !blk
+    %b = d2m.wait %k_cb : !cb -> !blk
+    %o = d2m.reserve %out_cb : !cb -> !blk
+    linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %b : !blk, !blk) outs(%o : !blk) {
+    ^bb0(%p: !tile, %r: !tile, %acc: !tile):
+      %rt = d2m.tile_transpose %r : !tile
+      %m = d2m.tile_matmul %p, %rt, %acc : !tile, !tile
       linalg.yield %m : !tile
     }
     d2m.push %out_cb : !cb

@@ -173,13 +173,17 @@ def test_online_attention_two_matmuls_per_iteration(fp32_dest: bool):
     v = random_bf16((CHUNKS * SK * TILE, HEAD * TILE), -1.0, 1.0, seed=62)
     out = torch.zeros(SQ * TILE, HEAD * TILE, dtype=torch.bfloat16)
     artifact = attention(fp32_dest).compile(q, k, v, out)
-    # q @ kᵀ and p @ v are each initialised with their own operand CBs: (q, kᵀ) and
-    # (p, v), where kᵀ and p are temporaries in compute-local CBs
-    inits = re.findall(r"mm_init\((\w+), (\w+),", artifact.sources["online_attention_compute"])
+    # q @ kᵀ and p @ v are each initialised with their own operand CBs: (q, k), k's
+    # tiles transposed by the unpacker (fused transpose), and (p, v), where p is a
+    # temporary in a compute-local CB
+    inits = re.findall(
+        r"mm_init\((\w+), (\w+), \w+, (\d)\)", artifact.sources["online_attention_compute"]
+    )
     assert len(inits) == 2
-    (q_in, kt_in), (p_in, v_in) = inits
-    assert (q_in, v_in) == ("q_cb", "v_cb")
-    assert len({kt_in, p_in, "q_cb", "k_cb", "v_cb", "o_cb"}) == 6
+    (q_in, k_in, q_k_transposed), (p_in, v_in, p_v_transposed) = inits
+    assert (q_in, k_in, q_k_transposed) == ("q_cb", "k_cb", "1")
+    assert (v_in, p_v_transposed) == ("v_cb", "0")
+    assert p_in not in {"q_cb", "k_cb", "v_cb", "o_cb"}
     artifact.run([q, k, v, out])
     weights = torch.softmax(q.float() @ k.float().T * SCALE, dim=-1)
     expected = weights @ v.float()

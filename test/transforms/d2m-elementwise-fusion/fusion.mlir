@@ -196,3 +196,26 @@ func.func @epilogue_producer(%a: !t, %b: !t, %c: !t) -> !t {
   } -> !t
   return %s : !t
 }
+
+// A transpose feeding a matmul's B operand: the unpacker transposes B tiles, so the
+// transpose joins the matmul's body (not its epilogue) and k is read directly.
+// CHECK-LABEL: func.func @transposed_b
+// CHECK:      linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%q, %k : {{.*}})
+// CHECK-NEXT: ^bb0(%[[Q:.*]]: !ttcore.tile<32x32, bf16>, %[[K:.*]]: !ttcore.tile<32x32, bf16>, %[[ACC:.*]]: !ttcore.tile<32x32, bf16>):
+// CHECK-NEXT:   %[[KT:.*]] = d2m.tile_transpose %[[K]] : !ttcore.tile<32x32, bf16>
+// CHECK-NEXT:   d2m.tile_matmul %[[Q]], %[[KT]], %[[ACC]] : !ttcore.tile<32x32, bf16>, !ttcore.tile<32x32, bf16>
+func.func @transposed_b(%q: !t, %k: !t) -> !t {
+  %e0 = tensor.empty() : !t
+  %kt = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>, #id], iterator_types = ["parallel", "parallel"]} ins(%k : !t) outs(%e0 : !t) {
+  ^bb0(%a: !tile, %o: !tile):
+    %r = d2m.tile_transpose %a : !tile
+    linalg.yield %r : !tile
+  } -> !t
+  %e1 = tensor.empty() : !t
+  %s = linalg.generic {indexing_maps = [#mm_a, #mm_b, #mm_c], iterator_types = ["parallel", "parallel", "reduction"]} ins(%q, %kt : !t, !t) outs(%e1 : !t) {
+  ^bb0(%p: !tile, %r: !tile, %acc: !tile):
+    %m = d2m.tile_matmul %p, %r, %acc : !tile, !tile
+    linalg.yield %m : !tile
+  } -> !t
+  return %s : !t
+}

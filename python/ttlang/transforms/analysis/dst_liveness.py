@@ -8,9 +8,10 @@ its engine (`FORMS`, shared with d2m-lower-to-loops and convert-d2m-to-ttkernel)
 
 - matmul, reduce: A and B (input, scaler) unpacked from CBs; the accumulator in DST,
   updated in place;
-- transpose, broadcast: the input unpacked from a CB; the result in a new slot (a
-  broadcast that is the second operand of an FPU add/sub/mul whose first operand is a
-  CB tile is not computed at all: the FPU broadcasts while unpacking);
+- transpose, broadcast: the input unpacked from a CB; the result in a new slot (not
+  computed at all when applied while unpacking: a broadcast that is the second operand
+  of an FPU add/sub/mul whose first operand is a CB tile, a transpose that is a
+  matmul's B operand);
 - add/sub/mul: both operands from CBs (FPU); one in DST and the other from a CB (FPU
   with dest reuse, in place of the DST operand when that operand dies there); else both
   in DST (SFPU);
@@ -164,15 +165,19 @@ def accumulator(generic: GenericOp) -> BlockArgument | None:
     return acc if acc.uses else None
 
 
-def is_fpu_broadcast(op: Operation) -> bool:
-    """Whether `op` is a broadcast of a CB tile that the FPU applies while unpacking: its
-    only use is the second operand of an add/sub/mul whose first operand is a CB tile."""
-    if not isinstance(op, d2m.TileBcastOp) or not is_cb_tile(op.input):
+def applied_while_unpacking(op: Operation) -> bool:
+    """Whether `op` transforms a CB tile on its way into the engine that uses it, and so
+    is never computed into DST: a broadcast that is the second operand of an add/sub/mul
+    whose first operand is a CB tile (the FPU broadcasts while unpacking), or a
+    transpose that is the B operand of a matmul (the unpacker transposes B tiles)."""
+    if not isinstance(op, d2m.TileBcastOp | d2m.TileTransposeOp) or not is_cb_tile(op.input):
         return False
     uses = list(op.result.uses)
     if len(uses) != 1:
         return False
     user, index = uses[0].operation, uses[0].index
+    if isinstance(op, d2m.TileTransposeOp):
+        return isinstance(user, d2m.TileMatmulOp) and index == 1 and user.a is not op.result
     return (
         isinstance(user, FPU_BINARY_OPS)
         and index == 1
@@ -201,7 +206,7 @@ class Copy:
 
 @dataclass(frozen=True)
 class Compute:
-    """`op` computed with its result in `slot` (None: a broadcast the FPU applies)."""
+    """`op` computed with its result in `slot` (None: applied while unpacking)."""
 
     op: Operation
     slot: int | None
@@ -322,7 +327,7 @@ def _place(walk: _Walk, op: Operation, index: int) -> bool:
 
     def need_cb(value: SSAValue) -> None:
         if not walk.in_cb(value) and not (
-            isinstance(value.owner, d2m.TileBcastOp) and is_fpu_broadcast(value.owner)
+            isinstance(value.owner, Operation) and applied_while_unpacking(value.owner)
         ):
             raise DstLivenessError(
                 op,
@@ -349,7 +354,7 @@ def _place(walk: _Walk, op: Operation, index: int) -> bool:
         placed = [*from_cbs, acc]
     elif form is Form.FROM_CB:
         need_cb(operands[0])
-        if is_fpu_broadcast(op):
+        if applied_while_unpacking(op):
             walk.schedule.steps.append(Compute(op, None, tuple(operands)))
             return True
         result_slot = walk.take_slot()
@@ -436,7 +441,7 @@ def _reads_from_cbs(walk: _Walk, operands: list[SSAValue]) -> bool:
     lhs, rhs = operands
     rhs_owner = rhs.owner
     rhs_from_cb = walk.in_cb(rhs) or (
-        isinstance(rhs_owner, d2m.TileBcastOp) and is_fpu_broadcast(rhs_owner)
+        isinstance(rhs_owner, d2m.TileBcastOp) and applied_while_unpacking(rhs_owner)
     )
     return walk.in_cb(lhs) and rhs_from_cb
 
