@@ -82,10 +82,16 @@ from xdsl.pattern_rewriter import (
     RewritePattern,
     op_type_rewrite_pattern,
 )
-from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.rewriter import InsertPoint
 
 from ttlang.dialects import d2m
 from ttlang.dialects.ttcore import MemorySpace, MemorySpaceAttr
+from ttlang.transforms.compute_region import (
+    ancestor_in_block,
+    compute_entry,
+    declare_local_cb,
+    last_user,
+)
 from ttlang.transforms.diagnostics import PassError
 
 CARRY_CB_BUFFERS = 2
@@ -95,46 +101,13 @@ CARRY_CB_BUFFERS = 2
 # ----------------------------------------------------------------------- helpers
 
 
-def compute_entry(op: Operation) -> Block | None:
-    """The entry block of the compute region of a `d2m.generic` enclosing `op`, or None
-    when `op` is not in a compute thread."""
-    region = op.parent_region()
-    while region is not None:
-        owner = region.parent_op()
-        if owner is None:
-            return None
-        if isinstance(owner, d2m.GenericOp):
-            kind = owner.thread_kinds[list(owner.thread_regions).index(region)]
-            return region.block if kind == d2m.ThreadType.COMPUTE else None
-        region = owner.parent_region()
-    return None
-
-
-def _ancestor_in_block(op: Operation, block: Block) -> Operation | None:
-    """`op` or its ancestor that lies directly in `block`."""
-    current: Operation | None = op
-    while current is not None and current.parent_block() is not block:
-        current = current.parent_op()
-    return current
-
-
 def _defined_before(value: SSAValue, op: Operation) -> bool:
     """Whether `value` is defined by an op that runs before `op` (same or enclosing block)."""
     owner = value.owner
     if not isinstance(owner, Operation) or owner.parent_block() is None:
         return False
-    anchor = _ancestor_in_block(op, owner.parent_block())
+    anchor = ancestor_in_block(op, owner.parent_block())
     return anchor is not None and owner.is_before_in_block(anchor)
-
-
-def last_user(value: SSAValue, block: Block, default: Operation) -> Operation:
-    """The op of `block` that is or holds the last use of `value` (`default` if unused)."""
-    users = [_ancestor_in_block(use.operation, block) for use in value.uses]
-    return max(
-        (user for user in users if user is not None),
-        key=block.get_operation_index,
-        default=default,
-    )
 
 
 def l1_block_type(tensor_type: TensorType) -> MemRefType:
@@ -144,19 +117,6 @@ def l1_block_type(tensor_type: TensorType) -> MemRefType:
         tensor_type.get_shape(),
         memory_space=MemorySpaceAttr(MemorySpace.L1),
     )
-
-
-def declare_local_cb(anchor: Operation, block_type: MemRefType, buffers: int) -> SSAValue:
-    """A new compute-local CB of `buffers` blocks of `block_type`, declared at the entry
-    of `anchor`'s compute region after the local CBs declared so far (their order is
-    their CB id order)."""
-    entry = compute_entry(anchor)
-    assert entry is not None
-    local_cb = d2m.LocalCBOp(d2m.CBType(block_type, buffers))
-    declared = [op for op in entry.ops if isinstance(op, d2m.LocalCBOp)]
-    where = InsertPoint.after(declared[-1]) if declared else InsertPoint.at_start(entry)
-    Rewriter.insert_op(local_cb, where)
-    return local_cb.result
 
 
 def _cb_block_type(cb: SSAValue) -> MemRefType:

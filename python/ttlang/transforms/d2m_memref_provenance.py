@@ -64,7 +64,7 @@ from ttlang.transforms.analysis.provenance import (
     intermediate_buffers,
     memref_origin,
 )
-from ttlang.transforms.d2m_bufferize import declare_local_cb, last_user
+from ttlang.transforms.compute_region import ancestor_in_block, declare_local_cb, last_user
 from ttlang.transforms.diagnostics import PassError
 
 LOCAL_CB_BUFFERS = 1
@@ -113,9 +113,7 @@ def _lifetime(buffer: memref.AllocOp, order: dict[Operation, int]) -> _Lifetime:
         reader = use.operation
         if reader is writer:
             continue
-        anchor = reader
-        while anchor is not None and anchor.parent_block() is not block:
-            anchor = anchor.parent_op()
+        anchor = ancestor_in_block(reader, block)
         if anchor is None or not writer.is_before_in_block(anchor):
             raise PassError(
                 reader,

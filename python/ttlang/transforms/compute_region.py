@@ -1,0 +1,57 @@
+"""Helpers for rewriting a `d2m.generic`'s compute region: finding it, placing ops in
+program order, and declaring compute-local CBs (shared by the passes that create
+temporaries: bufferization, d2m-memref-provenance, spilling)."""
+
+from __future__ import annotations
+
+from xdsl.dialects.builtin import MemRefType
+from xdsl.ir import Block, Operation, SSAValue
+from xdsl.rewriter import InsertPoint, Rewriter
+
+from ttlang.dialects import d2m
+
+
+def compute_entry(op: Operation) -> Block | None:
+    """The entry block of the compute region of a `d2m.generic` enclosing `op`, or None
+    when `op` is not in a compute thread."""
+    region = op.parent_region()
+    while region is not None:
+        owner = region.parent_op()
+        if owner is None:
+            return None
+        if isinstance(owner, d2m.GenericOp):
+            kind = owner.thread_kinds[list(owner.thread_regions).index(region)]
+            return region.block if kind == d2m.ThreadType.COMPUTE else None
+        region = owner.parent_region()
+    return None
+
+
+def ancestor_in_block(op: Operation, block: Block) -> Operation | None:
+    """`op` or its ancestor that lies directly in `block`."""
+    current: Operation | None = op
+    while current is not None and current.parent_block() is not block:
+        current = current.parent_op()
+    return current
+
+
+def last_user(value: SSAValue, block: Block, default: Operation) -> Operation:
+    """The op of `block` that is or holds the last use of `value` (`default` if unused)."""
+    users = [ancestor_in_block(use.operation, block) for use in value.uses]
+    return max(
+        (user for user in users if user is not None),
+        key=block.get_operation_index,
+        default=default,
+    )
+
+
+def declare_local_cb(anchor: Operation, block_type: MemRefType, buffers: int) -> SSAValue:
+    """A new compute-local CB of `buffers` blocks of `block_type`, declared at the entry
+    of `anchor`'s compute region after the local CBs declared so far (their order is
+    their CB id order)."""
+    entry = compute_entry(anchor)
+    assert entry is not None
+    local_cb = d2m.LocalCBOp(d2m.CBType(block_type, buffers))
+    declared = [op for op in entry.ops if isinstance(op, d2m.LocalCBOp)]
+    where = InsertPoint.after(declared[-1]) if declared else InsertPoint.at_start(entry)
+    Rewriter.insert_op(local_cb, where)
+    return local_cb.result
