@@ -22,3 +22,12 @@ func.func @dst_section() {
   %blk = d2m.reserve %cb : !d2m.cb<memref<1x2x!tile, #ttcore.memory_space<l1>>, 1> -> memref<1x2x!tile, #ttcore.memory_space<l1>>
   return
 }
+
+// CHECK-LABEL: func.func @copy_and_spill
+// CHECK-NEXT: %[[C:.*]] = d2m.tile_copy %t : !ttcore.tile<32x32, bf16>
+// CHECK-NEXT: %{{.*}}, %{{.*}} = d2m.dst_spill %cb, %t, %[[C]] : !d2m.cb<memref<2x1x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<l1>>, 1>, !ttcore.tile<32x32, bf16>, !ttcore.tile<32x32, bf16> -> !ttcore.tile<32x32, bf16>, !ttcore.tile<32x32, bf16>
+func.func @copy_and_spill(%t: !tile, %cb: !d2m.cb<memref<2x1x!tile, #ttcore.memory_space<l1>>, 1>) {
+  %c = d2m.tile_copy %t : !tile
+  %s:2 = d2m.dst_spill %cb, %t, %c : !d2m.cb<memref<2x1x!tile, #ttcore.memory_space<l1>>, 1>, !tile, !tile -> !tile, !tile
+  return
+}

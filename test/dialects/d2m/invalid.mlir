@@ -363,3 +363,11 @@ func.func @loop_dim() {
   %x = d2m.iter_index(-1)
   return
 }
+
+// -----
+
+func.func @spill_nothing(%cb: !d2m.cb<memref<1x1x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<l1>>, 1>) {
+  // expected-error @+1 {{'d2m.dst_spill' op spills no value; it needs at least one.}}
+  "d2m.dst_spill"(%cb) {operandSegmentSizes = array<i32: 1, 0>} : (!d2m.cb<memref<1x1x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<l1>>, 1>) -> ()
+  return
+}
