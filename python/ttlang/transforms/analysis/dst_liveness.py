@@ -4,7 +4,7 @@ values sit in DST at once, and a slot for each.
 The body of a bufferized generic computes one output tile. Its values live either in
 a CB (the body's input arguments, and values a `d2m.dst_spill` packed into a CB) or in
 DST (everything an op computes). Which operands an op reads from where is decided by
-its engine (`FORMS`, shared with d2m-lower-to-loops and convert-d2m-to-ttkernel):
+its engine (`FORMS`, shared with d2m-elementwise-fusion and d2m-lower-to-loops):
 
 - matmul, reduce: A and B (input, scaler) unpacked from CBs; the accumulator in DST,
   updated in place;
