@@ -55,7 +55,7 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects.builtin import IntegerAttr, MemRefType, ModuleOp, i64
 from xdsl.dialects.linalg.ops import GenericOp
-from xdsl.ir import Block, Operation, SSAValue
+from xdsl.ir import SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     PatternRewriter,
@@ -82,20 +82,8 @@ from ttlang.transforms.analysis.dst_liveness import (
     subblock_extents,
     subblock_tiles,
 )
+from ttlang.transforms.compute_region import compute_entry, declare_local_cb
 from ttlang.transforms.diagnostics import PassError
-
-
-def _compute_entry(op: Operation) -> Block:
-    """The entry block of the compute thread region holding `op`."""
-    current: Operation | None = op
-    while current is not None:
-        parent = current.parent_op()
-        if isinstance(parent, d2m.GenericOp):
-            region = current.parent_region()
-            assert region is not None
-            return region.block
-        current = parent
-    raise PassError(op, "is not inside a d2m.generic compute region.")
 
 
 def _slot_attr(slot: int) -> IntegerAttr:
@@ -107,14 +95,9 @@ def _spill_cb(generic: GenericOp, count: int, tiles: int) -> SSAValue:
     tile = generic.body.block.args[-1].type
     assert isinstance(tile, TileType)
     block = MemRefType(tile, [count, tiles], memory_space=MemorySpaceAttr(MemorySpace.L1))
-    local = d2m.LocalCBOp(d2m.CBType(block, 1))
-    entry = _compute_entry(generic)
-    first = entry.first_op
-    if first is None:
-        entry.add_op(local)
-    else:
-        entry.insert_op_before(local, first)
-    return local.result
+    if compute_entry(generic) is None:
+        raise PassError(generic, "is not inside a d2m.generic compute region.")
+    return declare_local_cb(generic, block, 1)
 
 
 def write_schedule(generic: GenericOp, schedule: DstSchedule, tiles: int) -> None:
