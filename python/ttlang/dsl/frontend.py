@@ -32,14 +32,14 @@ import builtins
 import inspect
 import operator
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from types import FunctionType
 from typing import Any, NoReturn
 
 from xdsl.dialects import arith, func, scf
 from xdsl.dialects.builtin import (
-    ArrayAttr,
     DictionaryAttr,
     FileLineColLoc,
     IndexType,
@@ -621,10 +621,13 @@ class ThreadCompiler:
         for statement in statements:
             self.statement(statement)
 
-    def statement(self, node: ast.stmt) -> None:
+    @contextmanager
+    def located(self, node: ast.stmt | ast.expr) -> Iterator[None]:
+        """Runs the body for `node`: a DSL error becomes a KernelError at `node`'s line,
+        any other exception a CompilerBug located there."""
         self.nodes.append(node)
         try:
-            self._statement(node)
+            yield
         except DSLError as error:
             raise self.source.error(node, error.message, error.hint) from None
         except (KernelError, CompilerBug, _Return):
@@ -633,6 +636,10 @@ class ThreadCompiler:
             raise CompilerBug(f"{type(error).__name__}: {error}", self.source.location(node)) from error
         finally:
             self.nodes.pop()
+
+    def statement(self, node: ast.stmt) -> None:
+        with self.located(node):
+            self._statement(node)
 
     def _statement(self, node: ast.stmt) -> None:
         match node:
@@ -881,17 +888,8 @@ class ThreadCompiler:
     # ----------------------------------------------------------------- expressions
 
     def evaluate(self, node: ast.expr) -> object:
-        self.nodes.append(node)
-        try:
+        with self.located(node):
             return self._evaluate(node)
-        except DSLError as error:
-            raise self.source.error(node, error.message, error.hint) from None
-        except (KernelError, CompilerBug, _Return):
-            raise
-        except Exception as error:
-            raise CompilerBug(f"{type(error).__name__}: {error}", self.source.location(node)) from error
-        finally:
-            self.nodes.pop()
 
     def _evaluate(self, node: ast.expr) -> object:
         match node:
