@@ -58,6 +58,10 @@ constexpr uint64_t kSfpuDivTile = 128;
 // schedules it at 3 cycles per row of 32 values (96 per tile) when the output is the
 // condition tile; taken as 4 per row (load condition, load true/false, store) here.
 constexpr uint64_t kSfpuWhereTile = 128;
+// copy_dest_values (one DST tile to another): estimate. tt-llk's copy_dest_value is a
+// load and a store per row of 32 values, no arithmetic: taken as 2 per row (64 per tile),
+// less than the load + op + store of kSfpuSimpleTile.
+constexpr uint64_t kSfpuCopyDestTile = 64;
 
 // ---- packer: 16 B/cycle per interface, 4 interfaces (tensix.md "Packer") ----
 constexpr uint64_t kPackBytesPerCycle = 64;

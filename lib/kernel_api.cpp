@@ -364,6 +364,18 @@ void fill_tile(uint32_t dst, float value) {
   scheduler().advance(cost::kSfpuSimpleTile);
 }
 
+void copy_dest_values(uint32_t dst_to, uint32_t dst_from) {
+  const char* call = "copy_dest_values";
+  Core& core = compute_core(call);
+  const float* from = core.dst().math_tile(dst_from, call);
+  float* to = core.dst().math_tile(dst_to, call);
+  // A move, not arithmetic: the bits go over unchanged (DST already holds them in its
+  // format, so store()'s rounding leaves them as they are).
+  if (to != from) std::memcpy(to, from, kTileElements * sizeof(float));
+  core.dst().store(dst_to);
+  scheduler().advance(cost::kSfpuCopyDestTile);
+}
+
 // ---- data movement: addresses ------------------------------------------------------------
 uint8_t my_noc_x() { return static_cast<uint8_t>(device().thread().core->col()); }
 uint8_t my_noc_y() { return static_cast<uint8_t>(device().thread().core->row()); }

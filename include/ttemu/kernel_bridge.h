@@ -84,6 +84,8 @@ void sfpu_binary(SfpuBinary op, uint32_t dst0, uint32_t dst1, uint32_t out);
 // template argument, the DST format it reads (Float16_b: 16-bit DST, Float32: 32-bit).
 void sfpu_where(uint32_t cond, uint32_t if_true, uint32_t if_false, uint32_t out, DataFormat format);
 void fill_tile(uint32_t dst, float value);
+// DST[dst_to] = DST[dst_from] (copy_dest_values: destination first).
+void copy_dest_values(uint32_t dst_to, uint32_t dst_from);
 
 // ---- data movement ----------------------------------------------------------------
 uint8_t my_noc_x();

@@ -142,3 +142,17 @@ def test_where_tile_names_its_dst_format(tmp_path: Path) -> None:
     assert "where_tile<DataFormat::Float32>(0, 1, 0, 0);" in source
     broken = source.replace("where_tile<DataFormat::Float32>", "where_tile<DataFormat::Int32>")
     assert "where_tile: the emulator supports" in compile_errors(broken, tmp_path / "broken.cpp")
+
+
+@needs_gxx
+def test_copy_dest_values_keeps_destination_first(tmp_path: Path) -> None:
+    """copy_dest_values(dst0, dst1) is DST[dst0] = DST[dst1], as in tt-metal: the C++ call
+    keeps the operand order, from its own header, and the headers declare that order's
+    two-index form and no other."""
+    source = translate((TTKERNEL_TESTS / "compute_ops.mlir").read_text())["compute"]
+    assert '#include "compute_kernel_api/copy_dest_values.h"' in source
+    assert "copy_dest_values_init();\n" in source
+    assert "copy_dest_values(1, 0);" in source
+    assert compile_errors(source, tmp_path / "ok.cpp") == ""
+    broken = source.replace("copy_dest_values(1, 0);", "copy_dest_values(1, 0, 1);")
+    assert "copy_dest_values" in compile_errors(broken, tmp_path / "broken.cpp")

@@ -43,9 +43,8 @@ Rewrites:
   CB `binary_dest_reuse_tiles` (the DST operand's slot takes the result), with both in
   DST the SFPU form; a matmul whose B is a `d2m.tile_transpose` of a CB tile reads
   that tile with the unpacker's transpose (`mm_init`/`matmul_tiles` `transpose = 1`);
-  a `d2m.tile_copy` of a DST tile is `binary_max_tile(s, s, d)`
-  (max(x, x) = x exactly; the kernel API has no DST-to-DST copy); `d2m.tile_where`
-  (all three operands in DST) is `where_tile` in DST's format (f32 with
+  a `d2m.tile_copy` of a DST tile is `copy_dest_values(d, s)` (destination first);
+  `d2m.tile_where` (all three operands in DST) is `where_tile` in DST's format (f32 with
   `fp32_dest_acc_en`, else bf16);
   `memref.store (memref.load %dst[s]), %cb_block[..]` -> `pack_tile`.
 - Each compute call is preceded by its init when the previous init differs (so an op
@@ -666,10 +665,10 @@ class _KernelBuilder:
                 ttkernel.BinaryDestReuseTilesOp(binary, reuse, from_cb.cb, from_cb.tile, dst)
             )
         elif isinstance(op, d2m.TileCopyOp):
-            # A DST-to-DST copy: max(x, x) is x exactly (the kernel API has no copy).
+            # A DST-to-DST copy: copy_dest_values(to, from), destination first.
             source = self.operand(op.input, op, want_cb=False)
-            builder.insert(ttkernel.BinaryMaxTileInitOp())
-            builder.insert(ttkernel.BinaryMaxTileOp(source.slot, source.slot, dst))
+            builder.insert(ttkernel.CopyDestValuesInitOp())
+            builder.insert(ttkernel.CopyDestValuesOp(dst, source.slot))
         elif kind in _SFPU_BINARY:
             init, call = _SFPU_BINARY[kind]
             a, b = (self.operand(v, op, want_cb=False) for v in op.operands)
@@ -793,7 +792,8 @@ _INIT_OPS = (
     ttkernel.UnaryBcastInitOp, ttkernel.FillTileInitOp, ttkernel.BinopWithScalarTileInitOp,
     ttkernel.AddTilesInitOp, ttkernel.SubTilesInitOp, ttkernel.MulTilesInitOp,
     ttkernel.AddBinaryTileInitOp, ttkernel.SubBinaryTileInitOp, ttkernel.MulBinaryTileInitOp,
-    ttkernel.DivBinaryTileInitOp, ttkernel.BinaryMaxTileInitOp, ttkernel.ExpTileInitOp,
+    ttkernel.DivBinaryTileInitOp, ttkernel.BinaryMaxTileInitOp, ttkernel.CopyDestValuesInitOp,
+    ttkernel.ExpTileInitOp,
     ttkernel.SqrtTileInitOp, ttkernel.RsqrtTileInitOp, ttkernel.RecipTileInitOp,
     ttkernel.NegativeTileInitOp, ttkernel.AbsTileInitOp, ttkernel.BinaryDestReuseTilesInitOp,
     ttkernel.InitBcastOp,

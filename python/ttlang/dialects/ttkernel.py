@@ -1254,6 +1254,32 @@ class BinaryMaxTileOp(_SFPUBinaryOp):
     COMPUTE_HEADER: ClassVar[str | None] = "compute_kernel_api/binary_max_min.h"
 
 
+_COPY_DEST_H = "compute_kernel_api/copy_dest_values.h"
+
+
+@irdl_op_definition
+class CopyDestValuesInitOp(_SFPUInitOp):
+    """Configures copy_dest_values."""
+
+    name = "ttkernel.copy_dest_values_init"
+    COMPUTE_HEADER: ClassVar[str | None] = _COPY_DEST_H
+
+
+@irdl_op_definition
+class CopyDestValuesOp(TTKernelOp):
+    """DST[dst0] = DST[dst1]: a tile copy inside DST, destination first (tt-metal's
+    `copy_dest_values(idst0, idst1)`); values move unchanged."""
+
+    name = "ttkernel.copy_dest_values"
+    COMPUTE_HEADER: ClassVar[str | None] = _COPY_DEST_H
+    dst0 = operand_def(I32)
+    dst1 = operand_def(I32)
+    assembly_format = _i32_operands_op(["dst0", "dst1"])
+
+    def __init__(self, dst0: SSAValue, dst1: SSAValue):
+        super().__init__(operands=[dst0, dst1])
+
+
 _WHERE_FORMATS = (DataType.BF16, DataType.F32)
 
 
@@ -1639,6 +1665,8 @@ TTKernel = Dialect(
         DivBinaryTileOp,
         BinaryMaxTileInitOp,
         BinaryMaxTileOp,
+        CopyDestValuesInitOp,
+        CopyDestValuesOp,
         WhereTileInitOp,
         WhereTileOp,
         GetInterleavedAddrGenFastOp,

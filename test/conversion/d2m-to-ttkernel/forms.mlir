@@ -9,8 +9,8 @@
 #id = affine_map<(d0, d1) -> (d0, d1)>
 
 // exp(x) - y: the FPU subtracts y (from its CB) from the DST tile in place (dest
-// reuse, DST as srcA); a copy of a DST tile that an in-place op would destroy is a
-// binary max of the tile with itself.
+// reuse, DST as srcA); a copy of a DST tile that an in-place op would destroy is
+// copy_dest_values, destination slot first.
 // CHECK-LABEL: func.func @dest_reuse_compute()
 // CHECK:      %[[X:.*]] = ttkernel.get_compile_time_arg_val(0)
 // CHECK-NEXT: %[[Y:.*]] = ttkernel.get_compile_time_arg_val(1)
@@ -18,8 +18,9 @@
 // CHECK:      ttkernel.exp_tile(%[[S0]])
 // CHECK:      ttkernel.binary_dest_reuse_tiles_init<sub, srca> (%[[Y]])
 // CHECK-NEXT: ttkernel.binary_dest_reuse_tiles<sub, srca> (%[[Y]], %{{.*}}, %[[S0]])
-// CHECK:      ttkernel.binary_max_tile_init()
-// CHECK-NEXT: ttkernel.binary_max_tile(%[[S0]], %[[S0]], %[[S1:.*]])
+// CHECK-NOT:  binary_max_tile
+// CHECK:      ttkernel.copy_dest_values_init()
+// CHECK-NEXT: ttkernel.copy_dest_values(%[[S1:.*]], %[[S0]])
 // CHECK:      ttkernel.recip_tile(%[[S1]])
 // CHECK:      ttkernel.mul_binary_tile(%[[S0]], %[[S1]], %{{.*}})
 func.func @dest_reuse(%x: !dram, %y: !dram, %out: !dram) {

@@ -68,6 +68,36 @@ func.func @sfpu_output_out_of_range() attributes {ttkernel.thread = #ttkernel.th
 
 // -----
 
+func.func @copy_dest_destination_out_of_range() attributes {ttkernel.thread = #ttkernel.thread<compute>} {
+  %c0 = arith.constant 0 : i32
+  %to = arith.constant 16 : i32
+  // expected-error @+1 {{DST index 16 of 'dst0' is out of range [0, 16)}}
+  ttkernel.copy_dest_values(%to, %c0)
+  func.return
+}
+
+// -----
+
+func.func @copy_dest_source_out_of_range() attributes {ttkernel.thread = #ttkernel.thread<compute>} {
+  %c0 = arith.constant 0 : i32
+  %from = arith.constant -1 : i32
+  // expected-error @+1 {{DST index -1 of 'dst1' is out of range [0, 16)}}
+  ttkernel.copy_dest_values(%c0, %from)
+  func.return
+}
+
+// -----
+
+func.func @copy_dest_in_reader() attributes {ttkernel.thread = #ttkernel.thread<reader>} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  // expected-error @+1 {{'ttkernel.copy_dest_values' op a compute op cannot run in a reader kernel}}
+  ttkernel.copy_dest_values(%c0, %c1)
+  func.return
+}
+
+// -----
+
 func.func @where_false_value_out_of_range() attributes {ttkernel.thread = #ttkernel.thread<compute>} {
   %c0 = arith.constant 0 : i32
   %dst2 = arith.constant 16 : i32

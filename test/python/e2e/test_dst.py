@@ -194,3 +194,33 @@ def test_spills_in_fp32_half_sync():
     expected = a + (b * (c + (d - (e * f))))
     # |out| reaches ~20, where bf16 spacing is 0.125: half a step of output rounding.
     assert_close(out.float(), expected, max_abs=0.07, min_pcc=0.999)
+
+
+def copied_in_dst(x, y):
+    """d is read again after exp works on a copy of it: DST allocation copies d from
+    slot to slot (a `d2m.tile_copy` of a DST tile) before the in-place neg and exp."""
+    d = x.exp() - y
+    return d.neg().exp() * d
+
+
+@pytest.mark.parametrize("fp32_dest", DST_MODES, ids=DST_IDS)
+def test_dst_to_dst_copy(fp32_dest: bool):
+    block = (2, 2)
+    kernel = block_kernel(copied_in_dst, 2, block, fp32_dest)
+    x = random_bf16(_shape(block), -1.0, 1.0, seed=6)
+    y = random_bf16(_shape(block), -1.0, 1.0, seed=7)
+    out = torch.zeros_like(x)
+    artifact = kernel.compile(x, y, out)
+    # The copy of d (computed in DST, not read from a CB) is one copy_dest_values,
+    # destination slot first, in place of the former binary_max_tile(s, s, d).
+    allocated = artifact.stages["d2m-dst-allocate"]
+    copies = re.findall(r"= d2m\.tile_copy (%\w+) \{d2m\.dst_slot = (\d+)", allocated)
+    subs = re.findall(r"(%\w+) = d2m\.tile_sub .*d2m\.dst_slot = (\d+)", allocated)
+    assert len(subs) == 1 and [c for c in copies if c[0] == subs[0][0]], allocated
+    compute = next(k.source for k in artifact.program.kernels if k.kind == "compute")
+    assert '#include "compute_kernel_api/copy_dest_values.h"' in compute
+    assert len(re.findall(r"\bcopy_dest_values\(\w+, \w+\);", compute)) == 1
+    assert "binary_max_tile" not in compute
+    artifact.run([x, y, out])
+    d = x.float().exp() - y.float()
+    assert_close(out.float(), (-d).exp() * d, max_abs=2e-2, min_pcc=0.999)

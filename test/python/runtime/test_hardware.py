@@ -368,6 +368,7 @@ TT_METAL_HEADERS = {
     "compute_kernel_api/eltwise_unary/binop_with_scalar.h",
     "compute_kernel_api/eltwise_binary_sfpu.h",
     "compute_kernel_api/binary_max_min.h",
+    "compute_kernel_api/copy_dest_values.h",
 }
 
 
