@@ -47,11 +47,18 @@ def assert_close(
 
 
 def unary_kernel(
-    expr: Callable, *, out_block: tuple[int, int] = BLOCK, grid=GRID, fp32_dest: bool = False
+    expr: Callable,
+    *,
+    block: tuple[int, int] = BLOCK,
+    out_block: tuple[int, int] | None = None,
+    grid=GRID,
+    fp32_dest: bool = False,
 ):
-    """out block = expr(x block); the out CB's block is `out_block` tiles."""
+    """out block = expr(x block): `block` tiles per input block; the out CB's block is
+    `out_block` tiles (default `block`)."""
+    out_block = out_block or block
 
-    @pykernel_gen(grid=grid, block_factors=[BLOCK, out_block], fp32_dest_acc_en=fp32_dest)
+    @pykernel_gen(grid=grid, block_factors=[block, out_block], fp32_dest_acc_en=fp32_dest)
     def unary(x, out):
         x_acc, out_acc = TensorAccessor(x), TensorAccessor(out)
 
@@ -63,7 +70,7 @@ def unary_kernel(
         @datamovement()
         def reader(x_cb: CircularBuffer, out_cb: CircularBuffer):
             with x_cb.reserve() as blk:
-                dma(x_acc[core_index(0) * BLOCK[0], core_index(1) * BLOCK[1]], blk).wait()
+                dma(x_acc[core_index(0) * block[0], core_index(1) * block[1]], blk).wait()
 
         @datamovement()
         def writer(x_cb: CircularBuffer, out_cb: CircularBuffer):
@@ -75,10 +82,12 @@ def unary_kernel(
     return unary
 
 
-def binary_kernel(expr: Callable, *, grid=GRID, fp32_dest: bool = False):
-    """out block = expr(lhs block, rhs block)."""
+def binary_kernel(
+    expr: Callable, *, block: tuple[int, int] = BLOCK, grid=GRID, fp32_dest: bool = False
+):
+    """out block = expr(lhs block, rhs block), `block` tiles each."""
 
-    @pykernel_gen(grid=grid, block_factors=[BLOCK] * 3, fp32_dest_acc_en=fp32_dest)
+    @pykernel_gen(grid=grid, block_factors=[block] * 3, fp32_dest_acc_en=fp32_dest)
     def binary(lhs, rhs, out):
         lhs_acc, rhs_acc, out_acc = TensorAccessor(lhs), TensorAccessor(rhs), TensorAccessor(out)
 
@@ -89,7 +98,7 @@ def binary_kernel(expr: Callable, *, grid=GRID, fp32_dest: bool = False):
 
         @datamovement()
         def reader(lhs_cb: CircularBuffer, rhs_cb: CircularBuffer, out_cb: CircularBuffer):
-            row, col = core_index(0) * BLOCK[0], core_index(1) * BLOCK[1]
+            row, col = core_index(0) * block[0], core_index(1) * block[1]
             with lhs_cb.reserve() as blk:
                 dma(lhs_acc[row, col], blk).wait()
             with rhs_cb.reserve() as blk:
@@ -98,7 +107,7 @@ def binary_kernel(expr: Callable, *, grid=GRID, fp32_dest: bool = False):
         @datamovement()
         def writer(lhs_cb: CircularBuffer, rhs_cb: CircularBuffer, out_cb: CircularBuffer):
             with out_cb.wait() as blk:
-                dma(blk, out_acc[core_index(0) * BLOCK[0], core_index(1) * BLOCK[1]]).wait()
+                dma(blk, out_acc[core_index(0) * block[0], core_index(1) * block[1]]).wait()
 
         return Program(apply, reader, writer)(lhs, rhs, out)
 

@@ -14,76 +14,16 @@ from collections.abc import Callable
 
 import pytest
 import torch
-from e2e_kernels import TILE, assert_close, random_bf16
-from ttlang import (
-    CircularBuffer,
-    Program,
-    TensorAccessor,
-    compute,
-    core_index,
-    datamovement,
-    dma,
-    maximum,
-    pykernel_gen,
-)
+from e2e_kernels import TILE, assert_close, binary_kernel, random_bf16, unary_kernel
+from ttlang import maximum
 
 GRID = (2, 1)
 
 
 def block_kernel(expr: Callable, inputs: int, block: tuple[int, int], fp32_dest: bool):
     """out block = expr(*input blocks), one `block` of tiles per core of GRID."""
-    rows, cols = block
-
-    if inputs == 1:
-
-        @pykernel_gen(grid=GRID, block_factors=[block] * 2, fp32_dest_acc_en=fp32_dest)
-        def one_input(x, out):
-            x_acc, out_acc = TensorAccessor(x), TensorAccessor(out)
-
-            @compute()
-            def apply(x_cb: CircularBuffer, out_cb: CircularBuffer):
-                with x_cb.wait() as a, out_cb.reserve() as o:
-                    o.store(expr(a))
-
-            @datamovement()
-            def reader(x_cb: CircularBuffer, out_cb: CircularBuffer):
-                with x_cb.reserve() as blk:
-                    dma(x_acc[core_index(0) * rows, core_index(1) * cols], blk).wait()
-
-            @datamovement()
-            def writer(x_cb: CircularBuffer, out_cb: CircularBuffer):
-                with out_cb.wait() as blk:
-                    dma(blk, out_acc[core_index(0) * rows, core_index(1) * cols]).wait()
-
-            return Program(apply, reader, writer)(x, out)
-
-        return one_input
-
-    @pykernel_gen(grid=GRID, block_factors=[block] * 3, fp32_dest_acc_en=fp32_dest)
-    def two_inputs(x, y, out):
-        x_acc, y_acc, out_acc = TensorAccessor(x), TensorAccessor(y), TensorAccessor(out)
-
-        @compute()
-        def apply(x_cb: CircularBuffer, y_cb: CircularBuffer, out_cb: CircularBuffer):
-            with x_cb.wait() as a, y_cb.wait() as b, out_cb.reserve() as o:
-                o.store(expr(a, b))
-
-        @datamovement()
-        def reader(x_cb: CircularBuffer, y_cb: CircularBuffer, out_cb: CircularBuffer):
-            row, col = core_index(0) * rows, core_index(1) * cols
-            with x_cb.reserve() as blk:
-                dma(x_acc[row, col], blk).wait()
-            with y_cb.reserve() as blk:
-                dma(y_acc[row, col], blk).wait()
-
-        @datamovement()
-        def writer(x_cb: CircularBuffer, y_cb: CircularBuffer, out_cb: CircularBuffer):
-            with out_cb.wait() as blk:
-                dma(blk, out_acc[core_index(0) * rows, core_index(1) * cols]).wait()
-
-        return Program(apply, reader, writer)(x, y, out)
-
-    return two_inputs
+    factory = unary_kernel if inputs == 1 else binary_kernel
+    return factory(expr, block=block, grid=GRID, fp32_dest=fp32_dest)
 
 
 def _shape(block: tuple[int, int]) -> tuple[int, int]:
