@@ -4,7 +4,9 @@ The work units are (batch·head, Q chunk) pairs, dealt round-robin over the grid
 each of its units a core's reader streams the Q chunk and then every K/V chunk it
 needs through double-buffered CBs (the next chunk arrives while this one is used);
 the compute thread runs the online softmax over them in a loop, carrying the running
-row max m, row sum l and output accumulator acc; the writer stores acc / l.
+row max m, row sum l and output accumulator acc; the writer stores acc / l. When every
+grid row works on one head at a time, the row shares its K/V reads: column 0 reads each
+K/V chunk from DRAM and multicasts it to the others (a semaphore handshake per chunk).
 
 Causal attention skips the K/V chunks above the diagonal (the loop stops at a bound
 computed from the Q chunk's index) and adds a 0 / −inf mask to the scores of the
@@ -25,6 +27,7 @@ from dataclasses import dataclass
 import torch
 from ttlang import (
     Program,
+    Semaphore,
     TensorAccessor,
     TensorSpec,
     compute,
@@ -73,12 +76,23 @@ def flash_attention_kernel(grid, q_chunk, k_chunk, head_dim, causal, fp32_dest_a
             backwards = (deal % 2) * (1 - deal // (units // cores))  # odd, complete rounds
             return unit + backwards * (cores - 1 - 2 * (unit % cores))
 
+        # When a grid row works on one head at a time (its columns on consecutive Q
+        # chunks), column 0 reads each K/V chunk from DRAM and multicasts it to the row.
+        # Not with paired causal rounds: the row would go at its longest unit's pace.
+        shared = grid[1] > 1 and q_chunks % grid[1] == 0 and (not causal or units < 2 * cores)
+
         def kv_range(chunk):
             """K/V chunks Q chunk `chunk` attends to: [0, diagonal) whole, [diagonal, end) masked."""
             if not causal:
                 return kv_chunks, kv_chunks
             first_row = (chunk % q_chunks) * q_chunk
             return first_row // k_chunk, (first_row + q_chunk + k_chunk - 1) // k_chunk
+
+        def kv_reads(unit):
+            """K/V chunks the core receives for `unit`: its own, or if shared its row's
+            last (causal: the longest) Q chunk's."""
+            last = unit - unit % grid[1] + grid[1] - 1  # the unit of the row's last column
+            return kv_range(chunk_of(last if shared else unit))[1]
 
         def online_softmax(q, k, v, m, l, acc, mask=None):
             s = q @ k.transpose()
@@ -90,7 +104,7 @@ def flash_attention_kernel(grid, q_chunk, k_chunk, head_dim, causal, fp32_dest_a
             return m_new, l * alpha + p.rowsum(), acc * alpha + p @ v
 
         @compute()
-        def attention(q_cb, k_cb, v_cb, mask_cb, out_cb):
+        def attention(q_cb, k_cb, v_cb, mask_cb, out_cb, ready: Semaphore, valid: Semaphore):
             for unit in range(core_index(0) * grid[1] + core_index(1), units, cores):
                 diagonal, end = kv_range(chunk_of(unit))
                 with q_cb.wait() as q_blk:
@@ -111,24 +125,39 @@ def flash_attention_kernel(grid, q_chunk, k_chunk, head_dim, causal, fp32_dest_a
                                 m, l, acc = online_softmax(
                                     q_scaled, k_blk, v_blk, m, l, acc, mask_blk
                                 )
+                    for _ in range(end, kv_reads(unit)):  # the row's, past this chunk's end
+                        with k_cb.wait() as k_blk, v_cb.wait() as v_blk:
+                            pass
                 with out_cb.reserve() as o:
                     o.store(acc / l)
 
         @datamovement()
-        def reader(q_cb, k_cb, v_cb, mask_cb, out_cb):
+        def reader(q_cb, k_cb, v_cb, mask_cb, out_cb, ready: Semaphore, valid: Semaphore):
             for unit in range(core_index(0) * grid[1] + core_index(1), units, cores):
                 chunk = chunk_of(unit)
                 diagonal, end = kv_range(chunk)
                 kv_first = (chunk // q_chunks) * (seq_len // TILE)  # its head's first K/V tile row
                 with q_cb.reserve() as blk:
                     dma(q_acc[chunk * qt, 0], blk).wait()
-                for j in range(end):
+                for j in range(kv_reads(unit)):
                     with k_cb.reserve() as k_blk, v_cb.reserve() as v_blk:
-                        k_read = dma(k_acc[kv_first + j * kt, 0], k_blk)
-                        v_read = dma(v_acc[kv_first + j * kt, 0], v_blk)
-                        k_read.wait()
-                        v_read.wait()
-                    if causal and j >= diagonal:
+                        if not shared or core_index(1) == 0:
+                            k_read = dma(k_acc[kv_first + j * kt, 0], k_blk)
+                            v_read = dma(v_acc[kv_first + j * kt, 0], v_blk)
+                            k_read.wait()
+                            v_read.wait()
+                        if shared and core_index(1) == 0:
+                            ready.wait(grid[1] - 1, reset=0)  # the row has reserved its blocks
+                            row = (core_index(0), 1), (1, grid[1] - 1)
+                            k_send = dma(k_blk, k_blk, core=row[0], mcast=row[1])
+                            v_send = dma(v_blk, v_blk, core=row[0], mcast=row[1])
+                            k_send.wait()
+                            v_send.wait()
+                            valid.set(1, core=row[0], mcast=row[1])
+                        if shared and core_index(1) != 0:
+                            ready.inc(1, core=(core_index(0), 0))
+                            valid.wait(1, reset=0)
+                    if causal and j >= diagonal and j < end:
                         with mask_cb.reserve() as blk:
                             dma(
                                 mask_acc[0, kt - 1 + j * kt - (chunk % q_chunks) * qt],
@@ -136,7 +165,7 @@ def flash_attention_kernel(grid, q_chunk, k_chunk, head_dim, causal, fp32_dest_a
                             ).wait()
 
         @datamovement()
-        def writer(q_cb, k_cb, v_cb, mask_cb, out_cb):
+        def writer(q_cb, k_cb, v_cb, mask_cb, out_cb, ready: Semaphore, valid: Semaphore):
             for unit in range(core_index(0) * grid[1] + core_index(1), units, cores):
                 with out_cb.wait() as blk:
                     dma(blk, out_acc[chunk_of(unit) * qt, 0]).wait()
