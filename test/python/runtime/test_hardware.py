@@ -10,16 +10,13 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import importlib.util
 import re
-from pathlib import Path
 
 import pytest
 import torch
 from ttlang import (
     CircularBuffer,
     Program,
-    Semaphore,
     TensorAccessor,
     compute,
     core_index,
@@ -31,20 +28,14 @@ from ttlang.runtime import HardwareUnavailableError, RuntimeLaunchError, run_pro
 from ttlang.runtime import hardware as hw
 from ttlang.target.program import BufferAddress, CBConfig
 
-EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
+from examples import eltwise_add, matmul, multicast, softmax
+
 TTNN = hw.is_available()
 needs_ttnn = pytest.mark.skipif(not TTNN, reason="ttnn is not installed: no Tenstorrent device to run on")
 
 
 def bf16(*shape):
     return torch.zeros(*shape, dtype=torch.bfloat16)
-
-
-def example(name: str):
-    spec = importlib.util.spec_from_file_location(f"hw_example_{name}", EXAMPLES / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 @pykernel_gen(
@@ -76,49 +67,19 @@ def exp_configured(x, out):
     return Program(apply, reader, writer)(x, out)
 
 
-@pykernel_gen(grid=(1, 2), block_factors=[(1, 1), (1, 1)])
-def forward_to_neighbour(x, out):
-    """Core (0, 0) reads a tile and multicasts it to core (0, 1); both write it out."""
-    x_acc, out_acc = TensorAccessor(x), TensorAccessor(out)
-
-    @compute()
-    def apply(x_cb: CircularBuffer, out_cb: CircularBuffer, ready: Semaphore, valid: Semaphore):
-        with x_cb.wait() as a, out_cb.reserve() as o:
-            o.store(a.exp())
-
-    @datamovement()
-    def reader(x_cb: CircularBuffer, out_cb: CircularBuffer, ready: Semaphore, valid: Semaphore):
-        with x_cb.reserve() as blk:
-            if core_index(1) == 0:
-                dma(x_acc[0, 0], blk).wait()
-                ready.wait(1, reset=0)
-                dma(blk, blk, core=(0, 1), mcast=(1, 1)).wait()
-                valid.set(1, core=(0, 1), mcast=(1, 1))
-            else:
-                ready.inc(1, core=(0, 0))
-                valid.wait(1, reset=0)
-
-    @datamovement()
-    def writer(x_cb: CircularBuffer, out_cb: CircularBuffer, ready: Semaphore, valid: Semaphore):
-        with out_cb.wait() as blk:
-            dma(blk, out_acc[0, core_index(1)]).wait()
-
-    return Program(apply, reader, writer)(x, out)
-
-
 @functools.cache
 def compiled(name: str):
     """Programs the compiler produced, by name (compiled once per test session)."""
     if name == "add":
-        return example("eltwise_add").add.compile(bf16(32, 32), bf16(32, 32), bf16(32, 32)).program
+        return eltwise_add.add.compile(bf16(32, 32), bf16(32, 32), bf16(32, 32)).program
     if name == "matmul":  # 4x4 grid, K loop
-        return example("matmul").matmul.compile(bf16(256, 512), bf16(512, 256), bf16(256, 256)).program
+        return matmul.matmul.compile(bf16(256, 512), bf16(512, 256), bf16(256, 256)).program
     if name == "softmax":  # 2x1 grid, reductions and broadcasts
-        return example("softmax").softmax.compile(bf16(64, 128), bf16(64, 128)).program
+        return softmax.softmax.compile(bf16(64, 128), bf16(64, 128)).program
     if name == "configured":  # 2x3 grid, every ComputeConfig field off its default
         return exp_configured.compile(bf16(64, 96), bf16(64, 96)).program
-    if name == "multicast":  # 1x2 grid, two semaphores, multicast
-        return forward_to_neighbour.compile(bf16(32, 64), bf16(32, 64)).program
+    if name == "multicast":  # 1x3 grid, two semaphores, multicast
+        return multicast.broadcast_exp.compile(bf16(32, 192), bf16(32, 192)).program
     raise KeyError(name)
 
 
@@ -137,7 +98,7 @@ def kernel_of(spec: hw.ProgramSpec, kind: str) -> hw.KernelSpec:
 
 @pytest.mark.parametrize(
     ("name", "end"),
-    [("add", (0, 0)), ("matmul", (3, 3)), ("softmax", (0, 1)), ("configured", (2, 1)), ("multicast", (1, 0))],
+    [("add", (0, 0)), ("matmul", (3, 3)), ("softmax", (0, 1)), ("configured", (2, 1)), ("multicast", (2, 0))],
 )
 def test_every_descriptor_covers_the_grid_with_x_as_the_column(name, end):
     program = compiled(name)
@@ -294,7 +255,7 @@ def test_semaphores_get_ids_in_order_and_initial_values():
     assert program.semaphores == [0, 0]
     with_values = dataclasses.replace(program, semaphores=[3, 0xFFFFFFFF])
     spec = hw.describe(with_values, addresses_for(program))
-    grid = hw.CoreRangeSpec(start=(0, 0), end=(1, 0))
+    grid = hw.CoreRangeSpec(start=(0, 0), end=(2, 0))
     assert spec.semaphores == (hw.SemaphoreSpec(0, 3, grid), hw.SemaphoreSpec(1, 0xFFFFFFFF, grid))
     assert hw.describe(compiled("add"), addresses_for(compiled("add"))).semaphores == ()
 
@@ -312,7 +273,7 @@ def test_io_tensors_put_outputs_last():
 
 def test_multicast_kernels_are_blocked_and_plain_ones_are_not():
     (problem,) = hw.hardware_blockers(compiled("multicast"))
-    assert "forward_to_neighbour_reader" in problem and "get_noc_multicast_addr" in problem
+    assert "broadcast_exp_reader" in problem and "get_noc_multicast_addr" in problem
     assert "get_noc_addr(x, y, addr)" in problem and "NoC coordinates" in problem
     for name in ["add", "matmul", "softmax", "configured"]:
         assert hw.hardware_blockers(compiled(name)) == []
@@ -459,4 +420,4 @@ def test_softmax_on_a_device_matches_torch():
 @needs_ttnn
 def test_a_blocked_program_is_refused_before_launch():
     with pytest.raises(RuntimeLaunchError, match="cannot run on hardware as compiled"):
-        run_program(compiled("multicast"), {"x": bf16(32, 64), "out": bf16(32, 64)}, target="hardware")
+        run_program(compiled("multicast"), {"x": bf16(32, 192), "out": bf16(32, 192)}, target="hardware")
