@@ -497,6 +497,29 @@ _BLOCK_METHODS = sorted(
 )
 
 
+LOOP_COUNTER_BITS = 32
+"""Loop counters are the kernel's int32_t (a 32-bit RISC-V); see target/cpp.py."""
+
+
+def _check_loop_bounds(start: int | Index, stop: int | Index, step: int) -> None:
+    """Compile-time range() bounds the int32_t loop counter cannot hold, including the
+    last increment past `stop`."""
+    low, high = -(1 << (LOOP_COUNTER_BITS - 1)), (1 << (LOOP_COUNTER_BITS - 1)) - 1
+    for value in (start, stop):
+        if isinstance(value, int) and not low <= value <= high:
+            raise DSLError(
+                f"range() bound {value} does not fit the kernel's {LOOP_COUNTER_BITS}-bit signed "
+                f"loop counter ({low} to {high})",
+                "loop over fewer iterations, e.g. split the range into an outer and an inner loop",
+            )
+    if isinstance(stop, int) and not low <= stop + step <= high:
+        raise DSLError(
+            f"range() stop {stop} with step {step} overflows the kernel's {LOOP_COUNTER_BITS}-bit "
+            "signed loop counter on its last increment",
+            "loop over fewer iterations, or to a smaller stop",
+        )
+
+
 def _describe(value: object) -> str:
     """How a value is named in error messages."""
     if isinstance(value, Block):
@@ -804,20 +827,32 @@ class ThreadCompiler:
         if not 1 <= len(bounds) <= 3:
             raise DSLError(f"range() takes 1 to 3 arguments, but got {len(bounds)}")
         start, stop, step = {1: (0, *bounds, 1), 2: (*bounds, 1), 3: tuple(bounds)}[len(bounds)]
-        if isinstance(step, Index) or not isinstance(step, int) or step < 1:
-            raise DSLError("the step of range() must be a positive compile-time int")
+        if isinstance(step, Index | bool) or not isinstance(step, int) or step == 0:
+            raise DSLError(
+                f"the step of range() must be a nonzero compile-time int, not {_describe(step)}"
+            )
         for bound in (start, stop):
             if not isinstance(bound, int | Index) or isinstance(bound, bool):
                 raise DSLError(f"range() bounds must be integers, but got {_describe(bound)}")
+        _check_loop_bounds(start, stop, step)
 
         carried = self._carried(node.body)
         initial = [self.frame.scope[name] for name in carried]
-        lower, upper, stride = self.index(start), self.index(stop), self.index(step)
+        if step > 0:
+            lower, upper, stride = self.index(start), self.index(stop), self.index(step)
+        else:
+            # scf.for counts up: run j over the trip count, i = start + j * step.
+            lower, upper, stride = self.index(0), self._descending_trips(start, stop, -step), self.index(1)
         body = IRBlock(arg_types=[IndexType(), *[v.value.type for v in initial]])
         induction, *carried_args = body.args
-        induction.name_hint = node.target.id
+        induction.name_hint = node.target.id if step > 0 else f"{node.target.id}_trip"
         saved = self._enter_region(body)
-        self.frame.scope[node.target.id] = Index(induction)
+        variable = induction
+        if step < 0:
+            offset = self.emit(arith.MuliOp(induction, self.index(step))).results[0]
+            variable = self.emit(arith.AddiOp(self.index(start), offset)).results[0]
+            variable.name_hint = node.target.id
+        self.frame.scope[node.target.id] = Index(variable)
         self._rebind(carried, initial, carried_args)
         self.statements(node.body)
         try:
@@ -827,6 +862,15 @@ class ThreadCompiler:
         self._leave_region(saved, [*node.body, node.target], self.source.location(node))
         loop = self.emit(scf.ForOp(lower, upper, stride, [v.value for v in initial], body))
         self._rebind(carried, initial, loop.results)
+
+    def _descending_trips(self, start: int | Index, stop: int | Index, stride: int) -> SSAValue:
+        """How many times `range(start, stop, -stride)` runs (negative when it runs none:
+        the signed loop test then fails at once)."""
+        if isinstance(start, int) and isinstance(stop, int):
+            return self.index(len(range(start, stop, -stride)))
+        span = self.emit(arith.SubiOp(self.index(start), self.index(stop))).results[0]
+        rounded = self.emit(arith.AddiOp(span, self.index(stride - 1))).results[0]
+        return self.emit(arith.FloorDivSIOp(rounded, self.index(stride))).results[0]
 
     def if_statement(self, node: ast.If) -> None:
         test = self.evaluate(node.test)
