@@ -413,6 +413,16 @@ class KernelBuilder:
 # ===================================================================== thread level
 
 
+@dataclass(eq=False)
+class _InFlight:
+    """A transfer on CB blocks that has not been waited."""
+
+    transfer: Transfer
+    acquisitions: list[Acquisition]
+    depth: int
+    location: SourceLocation
+
+
 class _Return(Exception):
     """Unwinds an inlined helper at its `return`."""
 
@@ -558,6 +568,7 @@ class ThreadCompiler:
         self.reduce_scalers: dict[TileType, Block] = {}
         self.depth = 0  # nesting of scf regions (loops, run-time branches)
         self.outstanding: list[Acquisition] = []  # waits/reserves not yet popped/pushed
+        self.in_flight: list[_InFlight] = []  # transfers on CB blocks not yet waited
         self.nodes: list[ast.AST] = []  # statements and expressions being compiled
 
     # ------------------------------------------------------------------ plumbing
@@ -1338,12 +1349,34 @@ class ThreadCompiler:
             )
         oldest.released_at = self.source.location(node)
         self.outstanding.remove(oldest)
+        self.settle_transfers(oldest)
         self.emit((d2m.PopOp if kind == "wait" else d2m.PushOp)(cb.value))
 
     # -------------------------------------------------------------- data movement
 
     def transfer_wait(self, node: ast.Call, transfer: Transfer) -> None:
+        self.in_flight = [t for t in self.in_flight if t.transfer != transfer]
         self.emit(d2m.DMAWaitOp(transfer.value))
+
+    def settle_transfers(self, acquisition: Acquisition) -> None:
+        """Before a block is pushed or popped, every transfer on it must be complete: the
+        NoC is still writing (or reading) a block while its transfer is in flight, and a
+        pushed block is read by the consumer, a popped one refilled by the producer. A
+        transfer issued at this nesting level gets the wait the author left out; one
+        issued in a loop or branch that has ended cannot be waited any more."""
+        for pending in [t for t in self.in_flight if acquisition in t.acquisitions]:
+            if pending.depth != self.depth:
+                raise KernelError(
+                    f"the transfer started at line {pending.location.line} on the block of "
+                    f"{acquisition.cb.name}.{acquisition.kind}() is never waited, and the block "
+                    f"is {'pushed' if acquisition.kind == 'reserve' else 'popped'} while the "
+                    "NoC may still be moving it",
+                    pending.location,
+                    "call .wait() on the transfer in the loop or branch that starts it: "
+                    "`dma(src, dst).wait()`",
+                )
+            self.emit(d2m.DMAWaitOp(pending.transfer.value))
+            self.in_flight.remove(pending)
 
     def dma(
         self, node: ast.Call, src: object, dst: object, core: object = None, mcast: object = None
@@ -1356,6 +1389,7 @@ class ThreadCompiler:
         for side in (src, dst):
             if isinstance(side, Block):
                 self._check_cb_block(side)
+        self._check_direction(src, dst)
         if (core is None) != (mcast is None):
             raise DSLError("a multicast dma needs both core=(row, col) and mcast=(rows, cols)")
         if core is not None:
@@ -1373,11 +1407,33 @@ class ThreadCompiler:
                 f"and {_describe(dst)}",
                 "dma(acc[i, j], cb_block) reads from DRAM; dma(cb_block, acc[i, j]) writes to it",
             )
-        return Transfer(self.emit(op).results[0])
+        transfer = Transfer(self.emit(op).results[0])
+        blocks = [side.acquisition for side in (src, dst) if isinstance(side, Block)]
+        self.in_flight.append(_InFlight(transfer, blocks, self.depth, self.source.location(node)))
+        return transfer
 
     def _check_cb_block(self, block: Block) -> None:
         if block.acquisition is None:
             raise DSLError("dma moves CB blocks (from cb.reserve() or cb.wait())")
+
+    def _check_direction(self, src: object, dst: object) -> None:
+        """Rejects the two transfers that run but corrupt a result: writing into an input
+        tensor, and reading DRAM into a block the consumer is still reading."""
+        if isinstance(src, Block) and isinstance(dst, AccessorBlock) and not dst.accessor.tensor.is_output:
+            name = dst.accessor.tensor.name
+            raise DSLError(
+                f"dma writes into `{name}`, an input tensor of the kernel",
+                f"to read `{name}` into the block, put the accessor first: "
+                f"`dma({name}_acc[...], blk)`; only the last num_outs tensors are outputs",
+            )
+        if isinstance(src, AccessorBlock) and isinstance(dst, Block) and dst.acquisition.kind == "wait":
+            cb = dst.acquisition.cb.name
+            raise DSLError(
+                f"dma reads `{src.accessor.tensor.name}` into a block taken with {cb}.wait(), "
+                "which holds data a producer pushed",
+                f"to write that block to DRAM, put the block first: `dma(blk, acc[...])`; to fill "
+                f"a block, take it with `{cb}.reserve()` and push it",
+            )
 
     def _core_pair(self, value: object, name: str) -> list[SSAValue]:
         if not isinstance(value, tuple | list) or len(value) != 2:
