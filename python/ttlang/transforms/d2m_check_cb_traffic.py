@@ -24,7 +24,8 @@ kernel tensor and by the thread's parameter:
 
 Only the CBs of tensors some thread moves with a DMA (`d2m.dma_read`/`dma_write` on
 the tensor) are checked: a tensor no thread moves is an implicit operand, whose reader
-or writer the compiler generates. The pass changes nothing; it runs first.
+or writer d2m-generate-datamovement writes. The pass changes nothing; it runs right
+after that one, when every operand of a kernel is DMA-moved.
 """
 
 from __future__ import annotations
