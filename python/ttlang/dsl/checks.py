@@ -18,12 +18,10 @@ from pathlib import Path
 from types import FunctionType
 from typing import Any, get_args
 
+from ttlang.device import load_device
 from ttlang.dsl.diagnostics import KernelError, SourceLocation, definition_location
 from ttlang.dsl.options import KernelOptions
 from ttlang.target.program import MathFidelity
-
-MAX_DEVICE_GRID = (16, 16)
-"""The largest core grid the emulator models (lib/device.cpp)."""
 
 _DSL_DIR = Path(__file__).resolve().parent
 
@@ -43,13 +41,16 @@ def check_decorator(function: FunctionType, options: KernelOptions) -> None:
     def reject(message: str, hint: str) -> None:
         raise KernelError(message, where, hint)
 
-    device = options.device_grid
-    if not _positive_pair(device) or device[0] > MAX_DEVICE_GRID[0] or device[1] > MAX_DEVICE_GRID[1]:
-        reject(
-            f"device_grid={device!r} is not a core grid a device has",
-            f"pass two positive ints of at most {MAX_DEVICE_GRID[0]}x{MAX_DEVICE_GRID[1]}, "
-            "e.g. device_grid=(8, 8) (a Wormhole n150), or leave it out",
-        )
+    if options.device_grid is not None:
+        device = options.device_grid
+        full = load_device(options.device).grid.compute_grid
+        if not _positive_pair(device) or device[0] > full[0] or device[1] > full[1]:
+            reject(
+                f"device_grid={device!r} is not a core grid the {options.device} has "
+                f"(its compute grid is {full[0]}x{full[1]})",
+                f"pass two positive ints of at most {full[0]}x{full[1]}, or leave device_grid "
+                "out to use the whole compute grid",
+            )
     counts = (options.cb_buffers,) if isinstance(options.cb_buffers, int) else options.cb_buffers
     if not all(isinstance(c, int) and not isinstance(c, bool) and c >= 1 for c in counts):
         reject(

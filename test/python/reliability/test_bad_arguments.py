@@ -89,7 +89,7 @@ def test_an_output_that_cannot_be_written(output, words):
     [
         ({"cb_buffers": 0}, "a CB holds at least one block"),
         ({"math_fidelity": "Ultra"}, "is not a math fidelity"),
-        ({"device_grid": (100, 100)}, "is not a core grid a device has"),
+        ({"device_grid": (100, 100)}, "is not a core grid the n150 has (its compute grid is 8x8)"),
         ({"num_outs": 0}, "at least one output"),
     ],
 )
