@@ -485,6 +485,16 @@ class KernelBuilder:
 # ===================================================================== thread level
 
 
+@dataclass(eq=False)
+class _InFlight:
+    """A transfer on CB blocks that has not been waited."""
+
+    transfer: Transfer
+    acquisitions: list[Acquisition]
+    depth: int
+    location: SourceLocation
+
+
 class _Return(Exception):
     """Unwinds an inlined helper at its `return`."""
 
@@ -569,6 +579,29 @@ _BLOCK_METHODS = sorted(
 )
 
 
+LOOP_COUNTER_BITS = 32
+"""Loop counters are the kernel's int32_t (a 32-bit RISC-V); see target/cpp.py."""
+
+
+def _check_loop_bounds(start: int | Index, stop: int | Index, step: int) -> None:
+    """Compile-time range() bounds the int32_t loop counter cannot hold, including the
+    last increment past `stop`."""
+    low, high = -(1 << (LOOP_COUNTER_BITS - 1)), (1 << (LOOP_COUNTER_BITS - 1)) - 1
+    for value in (start, stop):
+        if isinstance(value, int) and not low <= value <= high:
+            raise DSLError(
+                f"range() bound {value} does not fit the kernel's {LOOP_COUNTER_BITS}-bit signed "
+                f"loop counter ({low} to {high})",
+                "loop over fewer iterations, e.g. split the range into an outer and an inner loop",
+            )
+    if isinstance(stop, int) and not low <= stop + step <= high:
+        raise DSLError(
+            f"range() stop {stop} with step {step} overflows the kernel's {LOOP_COUNTER_BITS}-bit "
+            "signed loop counter on its last increment",
+            "loop over fewer iterations, or to a smaller stop",
+        )
+
+
 def _describe(value: object) -> str:
     """How a value is named in error messages."""
     if isinstance(value, Block):
@@ -607,6 +640,7 @@ class ThreadCompiler:
         self.reduce_scalers: dict[TileType, Block] = {}
         self.depth = 0  # nesting of scf regions (loops, run-time branches)
         self.outstanding: list[Acquisition] = []  # waits/reserves not yet popped/pushed
+        self.in_flight: list[_InFlight] = []  # transfers on CB blocks not yet waited
         self.nodes: list[ast.AST] = []  # statements and expressions being compiled
 
     # ------------------------------------------------------------------ plumbing
@@ -876,20 +910,32 @@ class ThreadCompiler:
         if not 1 <= len(bounds) <= 3:
             raise DSLError(f"range() takes 1 to 3 arguments, but got {len(bounds)}")
         start, stop, step = {1: (0, *bounds, 1), 2: (*bounds, 1), 3: tuple(bounds)}[len(bounds)]
-        if isinstance(step, Index) or not isinstance(step, int) or step < 1:
-            raise DSLError("the step of range() must be a positive compile-time int")
+        if isinstance(step, Index | bool) or not isinstance(step, int) or step == 0:
+            raise DSLError(
+                f"the step of range() must be a nonzero compile-time int, not {_describe(step)}"
+            )
         for bound in (start, stop):
             if not isinstance(bound, int | Index) or isinstance(bound, bool):
                 raise DSLError(f"range() bounds must be integers, but got {_describe(bound)}")
+        _check_loop_bounds(start, stop, step)
 
         carried = self._carried(node.body)
         initial = [self.frame.scope[name] for name in carried]
-        lower, upper, stride = self.index(start), self.index(stop), self.index(step)
+        if step > 0:
+            lower, upper, stride = self.index(start), self.index(stop), self.index(step)
+        else:
+            # scf.for counts up: run j over the trip count, i = start + j * step.
+            lower, upper, stride = self.index(0), self._descending_trips(start, stop, -step), self.index(1)
         body = IRBlock(arg_types=[IndexType(), *[v.value.type for v in initial]])
         induction, *carried_args = body.args
-        induction.name_hint = node.target.id
+        induction.name_hint = node.target.id if step > 0 else f"{node.target.id}_trip"
         saved = self._enter_region(body)
-        self.frame.scope[node.target.id] = Index(induction)
+        variable = induction
+        if step < 0:
+            offset = self.emit(arith.MuliOp(induction, self.index(step))).results[0]
+            variable = self.emit(arith.AddiOp(self.index(start), offset)).results[0]
+            variable.name_hint = node.target.id
+        self.frame.scope[node.target.id] = Index(variable)
         self._rebind(carried, initial, carried_args)
         self.statements(node.body)
         try:
@@ -899,6 +945,15 @@ class ThreadCompiler:
         self._leave_region(saved, [*node.body, node.target], self.source.location(node))
         loop = self.emit(scf.ForOp(lower, upper, stride, [v.value for v in initial], body))
         self._rebind(carried, initial, loop.results)
+
+    def _descending_trips(self, start: int | Index, stop: int | Index, stride: int) -> SSAValue:
+        """How many times `range(start, stop, -stride)` runs (negative when it runs none:
+        the signed loop test then fails at once)."""
+        if isinstance(start, int) and isinstance(stop, int):
+            return self.index(len(range(start, stop, -stride)))
+        span = self.emit(arith.SubiOp(self.index(start), self.index(stop))).results[0]
+        rounded = self.emit(arith.AddiOp(span, self.index(stride - 1))).results[0]
+        return self.emit(arith.FloorDivSIOp(rounded, self.index(stride))).results[0]
 
     def if_statement(self, node: ast.If) -> None:
         test = self.evaluate(node.test)
@@ -1366,12 +1421,34 @@ class ThreadCompiler:
             )
         oldest.released_at = self.source.location(node)
         self.outstanding.remove(oldest)
+        self.settle_transfers(oldest)
         self.emit((d2m.PopOp if kind == "wait" else d2m.PushOp)(cb.value))
 
     # -------------------------------------------------------------- data movement
 
     def transfer_wait(self, node: ast.Call, transfer: Transfer) -> None:
+        self.in_flight = [t for t in self.in_flight if t.transfer != transfer]
         self.emit(d2m.DMAWaitOp(transfer.value))
+
+    def settle_transfers(self, acquisition: Acquisition) -> None:
+        """Before a block is pushed or popped, every transfer on it must be complete: the
+        NoC is still writing (or reading) a block while its transfer is in flight, and a
+        pushed block is read by the consumer, a popped one refilled by the producer. A
+        transfer issued at this nesting level gets the wait the author left out; one
+        issued in a loop or branch that has ended cannot be waited any more."""
+        for pending in [t for t in self.in_flight if acquisition in t.acquisitions]:
+            if pending.depth != self.depth:
+                raise KernelError(
+                    f"the transfer started at line {pending.location.line} on the block of "
+                    f"{acquisition.cb.name}.{acquisition.kind}() is never waited, and the block "
+                    f"is {'pushed' if acquisition.kind == 'reserve' else 'popped'} while the "
+                    "NoC may still be moving it",
+                    pending.location,
+                    "call .wait() on the transfer in the loop or branch that starts it: "
+                    "`dma(src, dst).wait()`",
+                )
+            self.emit(d2m.DMAWaitOp(pending.transfer.value))
+            self.in_flight.remove(pending)
 
     def dma(
         self, node: ast.Call, src: object, dst: object, core: object = None, mcast: object = None
@@ -1384,6 +1461,7 @@ class ThreadCompiler:
         for side in (src, dst):
             if isinstance(side, Block):
                 self._check_cb_block(side)
+        self._check_direction(src, dst)
         if (core is None) != (mcast is None):
             raise DSLError("a multicast dma needs both core=(row, col) and mcast=(rows, cols)")
         if core is not None:
@@ -1401,11 +1479,33 @@ class ThreadCompiler:
                 f"and {_describe(dst)}",
                 "dma(acc[i, j], cb_block) reads from DRAM; dma(cb_block, acc[i, j]) writes to it",
             )
-        return Transfer(self.emit(op).results[0])
+        transfer = Transfer(self.emit(op).results[0])
+        blocks = [side.acquisition for side in (src, dst) if isinstance(side, Block)]
+        self.in_flight.append(_InFlight(transfer, blocks, self.depth, self.source.location(node)))
+        return transfer
 
     def _check_cb_block(self, block: Block) -> None:
         if block.acquisition is None:
             raise DSLError("dma moves CB blocks (from cb.reserve() or cb.wait())")
+
+    def _check_direction(self, src: object, dst: object) -> None:
+        """Rejects the two transfers that run but corrupt a result: writing into an input
+        tensor, and reading DRAM into a block the consumer is still reading."""
+        if isinstance(src, Block) and isinstance(dst, AccessorBlock) and not dst.accessor.tensor.is_output:
+            name = dst.accessor.tensor.name
+            raise DSLError(
+                f"dma writes into `{name}`, an input tensor of the kernel",
+                f"to read `{name}` into the block, put the accessor first: "
+                f"`dma({name}_acc[...], blk)`; only the last num_outs tensors are outputs",
+            )
+        if isinstance(src, AccessorBlock) and isinstance(dst, Block) and dst.acquisition.kind == "wait":
+            cb = dst.acquisition.cb.name
+            raise DSLError(
+                f"dma reads `{src.accessor.tensor.name}` into a block taken with {cb}.wait(), "
+                "which holds data a producer pushed",
+                f"to write that block to DRAM, put the block first: `dma(blk, acc[...])`; to fill "
+                f"a block, take it with `{cb}.reserve()` and push it",
+            )
 
     def _core_pair(self, value: object, name: str) -> list[SSAValue]:
         if not isinstance(value, tuple | list) or len(value) != 2:

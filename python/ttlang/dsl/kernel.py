@@ -26,6 +26,7 @@ from typing import Any
 
 from xdsl.dialects.builtin import ModuleOp
 
+from ttlang.dsl.checks import check_call, check_decorator
 from ttlang.dsl.diagnostics import CompilerBug, KernelError, SourceLocation, definition_location
 from ttlang.dsl.frontend import DATA_TYPES, build_module
 from ttlang.device import DEFAULT_DEVICE, load_device
@@ -72,6 +73,7 @@ class Kernel:
 
     def frontend_module(self, *tensors: Any, **params: Any) -> ModuleOp:
         """The stage-1 IR for tensors like `tensors` (torch tensors or TensorSpecs)."""
+        check_call(self.function, tensors, params, self.options.num_outs, running=False)
         try:
             return build_module(self.function, tensors, params, self.options)
         except (KernelError, CompilerBug) as error:
@@ -79,6 +81,7 @@ class Kernel:
 
     def compile(self, *tensors: Any, **params: Any):
         """Compiles for tensors like `tensors`; returns the driver's artifact (cached)."""
+        check_call(self.function, tensors, params, self.options.num_outs, running=False)
         key = self.cache_key(tensors, params)
         if key not in self._cache:
             self._cache[key] = self._compile(tensors, params)
@@ -108,6 +111,7 @@ class Kernel:
     def __call__(self, *tensors: Any, **params: Any):
         """Compiles (cached) and runs on the default target, writing the outputs into
         the given tensors. With TTLANG_COMPILE_ONLY set, returns the artifact instead."""
+        check_call(self.function, tensors, params, self.options.num_outs, running=True)
         artifact = self.compile(*tensors, **params)
         if _flag("TTLANG_COMPILE_ONLY"):
             return artifact
@@ -162,6 +166,7 @@ def pykernel_gen(
     )
 
     def decorate(function: FunctionType) -> Kernel:
+        check_decorator(function, options)
         return Kernel(function, options)
 
     return decorate
