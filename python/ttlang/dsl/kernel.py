@@ -20,7 +20,7 @@ from __future__ import annotations
 import hashlib
 import inspect
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from types import FunctionType
 from typing import Any
 
@@ -125,6 +125,7 @@ def pykernel_gen(
     math_approx_mode: bool = False,
     dst_full_sync_en: bool = False,
     device_grid: Sequence[int] = DEFAULT_DEVICE_GRID,
+    dtypes: Mapping[str, str] | None = None,
 ):
     """Declares a kernel running on `grid` (rows, cols) of cores.
 
@@ -133,6 +134,9 @@ def pykernel_gen(
     `cb_buffers`: blocks per CB (one count, or one per tensor). The compute
     configuration (`math_fidelity`, `fp32_dest_acc_en`, `math_approx_mode`,
     `dst_full_sync_en`) is tt-metal's. `device_grid` is the target's core grid.
+    `dtypes` stores tensors in another device format, by parameter name, with ttnn's
+    dtype names: `dtypes={"k": "bfloat8_b"}` keeps `k` in DRAM and in its CB as bfp8_b
+    tiles (converted on the host as `ttnn.from_torch(k, dtype=ttnn.bfloat8_b)` does).
     """
     options = KernelOptions(
         grid=freeze(grid),
@@ -147,6 +151,7 @@ def pykernel_gen(
             dst_full_sync_en=dst_full_sync_en,
         ),
         device_grid=freeze(device_grid),
+        dtypes=tuple(sorted((dtypes or {}).items())),
     )
 
     def decorate(function: FunctionType) -> Kernel:

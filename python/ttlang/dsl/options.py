@@ -24,6 +24,9 @@ class KernelOptions:
     cb_buffers: int | tuple[int, ...] = 2
     compute_config: ComputeConfig = ComputeConfig()
     device_grid: tuple[int, int] = DEFAULT_DEVICE_GRID
+    # Device dtypes by tensor name, as ttnn names them ("bfloat8_b", ...): the format the
+    # tensor is stored in, in DRAM and in its CB. A tensor not named keeps its torch dtype.
+    dtypes: tuple[tuple[str, str], ...] = ()
 
     def buffers_of(self, tensor_index: int) -> int:
         if isinstance(self.cb_buffers, int):

@@ -54,3 +54,10 @@ def from_page_bytes(data: bytes, buffer: DramBuffer) -> torch.Tensor:
     else:
         raw = torch.from_numpy(np.frombuffer(data, dtype=np.float32).copy())
     return untilize(raw, tuple(buffer.shape))
+
+
+def as_stored(tensor: torch.Tensor, data_format: str) -> torch.Tensor:
+    """The values `tensor` holds once written to a DRAM buffer of `data_format` (for
+    bfp8_b: quantized by the host packer), as a tensor of the format's host dtype."""
+    buffer = DramBuffer("tensor", tuple(tensor.shape), data_format)
+    return from_page_bytes(to_page_bytes(tensor, buffer), buffer)
