@@ -96,15 +96,19 @@ from ttlang.dsl.values import (
 RUNTIME_VALUES = (Block, Index, Condition, Transfer, CBHandle, SemaphoreHandle, AccessorBlock)
 
 # torch dtype (or its short name) -> tile element format
-DATA_TYPES = {"torch.bfloat16": "bf16", "torch.float32": "f32", "bf16": "bf16", "f32": "f32"}
+DATA_TYPES = {
+    "torch.bfloat16": "bf16", "torch.float32": "f32", "bf16": "bf16", "f32": "f32", "bfp8_b": "bfp8_b",
+}  # fmt: skip
+# ttnn dtype names a kernel's `dtypes` option takes -> tile element format
+DEVICE_DTYPES = {"bfloat16": "bf16", "float32": "f32", "bfloat8_b": "bfp8_b"}
 
 MAX_INLINE_DEPTH = 32
 
 
 @dataclass(frozen=True)
 class TensorSpec:
-    """A tensor described by shape and data type alone ("bf16" or "f32"), for compiling
-    without allocating (lit tests, `TTLANG_COMPILE_ONLY`)."""
+    """A tensor described by shape and data type alone ("bf16", "f32" or "bfp8_b"), for
+    compiling without allocating (lit tests, `TTLANG_COMPILE_ONLY`)."""
 
     shape: tuple[int, ...]
     dtype: str = "bf16"
@@ -121,8 +125,11 @@ def is_runtime(value: object) -> bool:
 # ===================================================================== kernel level
 
 
-def describe_tensors(kernel: ParsedFunction, args: Sequence[Any], num_outs: int) -> list[api.KernelTensor]:
-    """One KernelTensor per argument; rejects shapes that are not whole tiles."""
+def describe_tensors(
+    kernel: ParsedFunction, args: Sequence[Any], num_outs: int, dtypes: Sequence[tuple[str, str]] = ()
+) -> list[api.KernelTensor]:
+    """One KernelTensor per argument, in the device dtype `dtypes` names for it (else
+    its own); rejects shapes that are not whole tiles and `dtypes` it cannot apply."""
     # Positional parameters without defaults are the tensors; the rest are compile-time
     # keyword parameters.
     signature = kernel.tree.args
@@ -136,10 +143,26 @@ def describe_tensors(kernel: ParsedFunction, args: Sequence[Any], num_outs: int)
         )
     if not 1 <= num_outs <= len(args):
         raise kernel.error(kernel.tree, f"num_outs={num_outs}, but the kernel has {len(args)} tensors")
+    device_dtypes = dict(dtypes)
+    names = [p.arg for p in parameters]
+    for name, dtype in dtypes:
+        if name not in names or dtype not in DEVICE_DTYPES:
+            problem = (
+                f"names `{name}`, which is not one of the kernel's tensors ({', '.join(names)})"
+                if name not in names
+                else f"gives `{name}` the dtype {dtype!r}, which is not one of {', '.join(DEVICE_DTYPES)}"
+            )
+            raise kernel.error(
+                _decorator_keyword(kernel, "dtypes"),
+                f"dtypes {problem}",
+                'map tensor parameter names to ttnn dtype names, e.g. dtypes={"k": "bfloat8_b"}',
+            )
     tensors = []
     for index, (parameter, arg) in enumerate(zip(parameters, args)):
         shape = tuple(int(d) for d in arg.shape)
         data_type = DATA_TYPES.get(str(arg.dtype))
+        if data_type is not None and parameter.arg in device_dtypes:
+            data_type = DEVICE_DTYPES[device_dtypes[parameter.arg]]
         if data_type is None:
             raise kernel.error(
                 parameter,
@@ -341,7 +364,7 @@ def build_module(
 ) -> ModuleOp:
     """The stage-1 IR of `function` (a `@pykernel_gen` body) for tensors like `args`."""
     kernel = parse_function(function)
-    tensors = describe_tensors(kernel, args, options.num_outs)
+    tensors = describe_tensors(kernel, args, options.num_outs, options.dtypes)
     check_options(kernel, options, tensors)
     space = iteration_space(kernel, options, tensors)
     program = trace_kernel(kernel, tensors, params)
@@ -1396,8 +1419,8 @@ class ThreadCompiler:
         assert isinstance(cb_type, d2m.CBType)
         # Compute threads see blocks as tensors (values); data movement as the L1 buffer.
         result_type = cb_type.block
-        if self.is_compute:
-            result_type = TensorType(cb_type.block.get_element_type(), cb.block_tile_shape)
+        if self.is_compute:  # the tiles as the unpacker hands them to compute
+            result_type = TensorType(cb_type.block.get_element_type().unpacked(), cb.block_tile_shape)
         op_class = d2m.WaitOp if kind == "wait" else d2m.ReserveOp
         value = self.emit(op_class(cb.value, result_type)).results[0]
         acquisition = Acquisition(cb, kind, self.source.location(node), self.depth)
@@ -1557,7 +1580,7 @@ class ThreadCompiler:
     # ----------------------------------------------------------------- intrinsics
 
     def default_tile_type(self) -> TileType:
-        return self.kernel.tile_types[0]
+        return self.kernel.tile_types[0].unpacked()
 
     def fill(self, node: ast.Call, value: object, shape: object) -> Block:
         self._require_compute("fill()")

@@ -20,7 +20,7 @@ from __future__ import annotations
 import hashlib
 import inspect
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from types import FunctionType
 from typing import Any
 
@@ -133,6 +133,7 @@ def pykernel_gen(
     dst_full_sync_en: bool = False,
     device: str = DEFAULT_DEVICE,
     device_grid: Sequence[int] | None = None,
+    dtypes: Mapping[str, str] | None = None,
 ):
     """Declares a kernel running on `grid` (rows, cols) of cores.
 
@@ -145,6 +146,9 @@ def pykernel_gen(
     configuration (`math_fidelity`, `fp32_dest_acc_en`, `math_approx_mode`,
     `dst_full_sync_en`) is tt-metal's. `device` names the target's description
     (ttlang.device: grid, L1, DST, costs); `device_grid` narrows its core grid.
+    `dtypes` stores tensors in another device format, by parameter name, with ttnn's
+    dtype names: `dtypes={"k": "bfloat8_b"}` keeps `k` in DRAM and in its CB as bfp8_b
+    tiles (converted on the host as `ttnn.from_torch(k, dtype=ttnn.bfloat8_b)` does).
     """
     load_device(device)  # an unknown device fails here, at the decorator
     options = KernelOptions(
@@ -163,6 +167,7 @@ def pykernel_gen(
         ),
         device=device,
         device_grid=freeze(device_grid),
+        dtypes=tuple(sorted((dtypes or {}).items())),
     )
 
     def decorate(function: FunctionType) -> Kernel:
