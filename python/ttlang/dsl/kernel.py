@@ -117,6 +117,8 @@ class Kernel:
 def pykernel_gen(
     grid: Sequence[int],
     block_factors: Sequence[Sequence[int]] | None = None,
+    indexing_maps: Sequence[Any] | None = None,
+    iterator_types: Sequence[str] | None = None,
     num_outs: int = 1,
     memory_space: str = "L1",
     cb_buffers: int | Sequence[int] = 2,
@@ -130,6 +132,9 @@ def pykernel_gen(
 
     `block_factors`: the CB block shape of each tensor argument, in tiles ((rows, cols),
     or one entry per dim); default one tile. The last `num_outs` tensors are outputs.
+    `indexing_maps` (one `lambda m, n, k: (m, k)` per tensor) and `iterator_types`
+    ("parallel" / "reduction" per loop dim) describe the iteration space of tensors no
+    thread moves with `dma` (docs/dsl.md, "Implicit operands").
     `cb_buffers`: blocks per CB (one count, or one per tensor). The compute
     configuration (`math_fidelity`, `fp32_dest_acc_en`, `math_approx_mode`,
     `dst_full_sync_en`) is tt-metal's. `device_grid` is the target's core grid.
@@ -137,6 +142,8 @@ def pykernel_gen(
     options = KernelOptions(
         grid=freeze(grid),
         block_factors=freeze(block_factors),
+        indexing_maps=freeze(indexing_maps),
+        iterator_types=freeze(iterator_types),
         num_outs=num_outs,
         memory_space=memory_space,
         cb_buffers=freeze(cb_buffers),

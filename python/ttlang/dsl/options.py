@@ -18,6 +18,11 @@ class KernelOptions:
     grid: tuple[int, ...]
     # Tiles per CB block, per tensor argument (None: one tile in every dim).
     block_factors: tuple[tuple[int, ...], ...] | None = None
+    # tt-lang's iteration space, for the operands whose data movement the compiler
+    # generates: one callable per tensor (loop dims -> the tensor's block indices), and
+    # "parallel" / "reduction" per loop dim. None: each tensor is indexed by the grid.
+    indexing_maps: tuple | None = None
+    iterator_types: tuple[str, ...] | None = None
     num_outs: int = 1
     memory_space: str = "L1"
     # Blocks each CB holds: one count for all CBs, or one per tensor argument.
