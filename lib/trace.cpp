@@ -56,7 +56,7 @@ std::vector<bool> parse_cores(const char* spec, const DeviceConfig& config) {
 // Appends JSON text to a file through a buffer.
 class JsonOut {
  public:
-  explicit JsonOut(FILE* file) : file_(file) { buffer_.reserve(kFlushBytes + 4096); }
+  JsonOut(FILE* file, double clock_hz) : file_(file), clock_hz_(clock_hz) { buffer_.reserve(kFlushBytes + 4096); }
   ~JsonOut() { flush(); }
   JsonOut& operator<<(const char* text) {
     buffer_ += text;
@@ -68,7 +68,7 @@ class JsonOut {
   // A time in trace units (microseconds) from half cycles (flow ends sit mid-slice).
   JsonOut& time(uint64_t half_cycles) {
     char text[48];
-    std::snprintf(text, sizeof text, "%.4f", static_cast<double>(half_cycles) * 0.5e6 / cost::kClockHz);
+    std::snprintf(text, sizeof text, "%.4f", static_cast<double>(half_cycles) * 0.5e6 / clock_hz_);
     std::string number = text;
     number.erase(number.find_last_not_of('0') + 1);
     if (number.back() == '.') number.pop_back();
@@ -82,6 +82,7 @@ class JsonOut {
  private:
   static constexpr size_t kFlushBytes = 1 << 20;
   FILE* file_;
+  double clock_hz_;
   std::string buffer_;
 };
 
@@ -191,7 +192,7 @@ TraceRecorder::CbPages& TraceRecorder::cb_pages(uint32_t core, int32_t cb) {
 }
 
 void TraceRecorder::cb_event(uint32_t core, const TracedCall& call, int64_t slice, uint64_t time) {
-  if (call.cb_ < 0 || call.cb_ >= Core::kMaxCircularBuffers || call.pages_ <= 0) return;
+  if (call.cb_ < 0 || call.pages_ <= 0) return;
   CbPages& pages = cb_pages(core, call.cb_);
   size_t count = static_cast<size_t>(call.pages_);
   auto flow_from = [&](const std::deque<int64_t>& sources) {
@@ -290,12 +291,13 @@ void TraceRecorder::write(Device& device) const {
   FILE* file = std::fopen(path_.c_str(), "w");
   if (!file) fail_setup("cannot write the trace to " + path_);
   {
-    JsonOut out(file);
+    const double clock_hz = device.description().clock_hz;
+    JsonOut out(file, clock_hz);
     auto core_label = [&](int core) {
       return "[" + std::to_string(core / config.cols) + ", " + std::to_string(core % config.cols) + "]";
     };
     auto pid = [](uint32_t core) { return core == kDramCore ? int64_t{0} : static_cast<int64_t>(core) + 1; };
-    out << "{\"displayTimeUnit\": \"ns\", \"otherData\": {\"clock_hz\": " << static_cast<int64_t>(cost::kClockHz)
+    out << "{\"displayTimeUnit\": \"ns\", \"otherData\": {\"clock_hz\": " << static_cast<int64_t>(clock_hz)
         << ", \"grid\": [" << static_cast<int64_t>(config.rows) << ", " << static_cast<int64_t>(config.cols)
         << "], \"max_slices\": " << static_cast<int64_t>(max_slices_) << ", \"cores_traced\": [";
     bool first = true;
