@@ -20,15 +20,29 @@ from __future__ import annotations
 import hashlib
 import inspect
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from types import FunctionType
 from typing import Any
 
 from xdsl.dialects.builtin import ModuleOp
 
-from ttlang.dsl.diagnostics import CompilerBug, KernelError, SourceLocation, definition_location
-from ttlang.dsl.frontend import DATA_TYPES, build_module
-from ttlang.dsl.options import DEFAULT_DEVICE_GRID, KernelOptions, freeze
+from ttlang.dsl.diagnostics import (
+    CompilerBug,
+    KernelError,
+    SourceLocation,
+    definition_location,
+    parse_function,
+)
+from ttlang.dsl.frontend import DATA_TYPES, build_module, decorator_keyword
+from ttlang.dsl.options import (
+    DEFAULT_DEVICE_GRID,
+    ITERATOR_TYPES,
+    MEMORY_SPACES,
+    KernelOptions,
+    OptionError,
+    freeze,
+    indexing_dims,
+)
 from ttlang.target.program import ComputeConfig, MathFidelity
 
 
@@ -63,28 +77,50 @@ class Kernel:
         self._source_hash = hashlib.sha256(inspect.getsource(function).encode()).hexdigest()
         self._cache: dict[tuple, Any] = {}
 
-    def cache_key(self, tensors: Sequence[Any], params: dict[str, Any]) -> tuple:
+    def cache_key(self, tensors: Sequence[Any], params: dict[str, Any], options: KernelOptions) -> tuple:
         """What a compilation depends on: source, argument shapes and dtypes, keyword
-        parameters and options."""
+        parameters and (resolved) options."""
         signature = tuple((tuple(t.shape), DATA_TYPES.get(str(t.dtype), str(t.dtype))) for t in tensors)
-        return (self._source_hash, signature, tuple(sorted(params.items())), self.options)
+        return (self._source_hash, signature, tuple(sorted(params.items())), options)
+
+    def _resolve(self, tensors: Sequence[Any], params: dict[str, Any]) -> tuple[KernelOptions, dict[str, Any]]:
+        """The options for this call (callable grid/block_factors evaluated), and the
+        keyword parameters with tt-lang's injected ones: a kernel parameter named
+        `grid` or `block_factors` gets the option's (resolved) value."""
+        try:
+            options = self.options.resolved(tensors, params)
+        except OptionError as error:
+            raise option_error(self.function, error) from None
+        parameters = inspect.signature(self.function).parameters
+        injected = {"grid": options.grid, "block_factors": options.block_factors}
+        params = {
+            **{name: value for name, value in injected.items() if name in parameters},
+            **params,
+        }
+        return options, params
 
     def frontend_module(self, *tensors: Any, **params: Any) -> ModuleOp:
         """The stage-1 IR for tensors like `tensors` (torch tensors or TensorSpecs)."""
+        options, params = self._resolve(tensors, params)
+        return self._frontend_module(tensors, params, options)
+
+    def _frontend_module(self, tensors, params, options: KernelOptions) -> ModuleOp:
         try:
-            return build_module(self.function, tensors, params, self.options)
+            return build_module(self.function, tensors, params, options)
         except (KernelError, CompilerBug) as error:
             raise error.with_traceback(None) from None
 
     def compile(self, *tensors: Any, **params: Any):
-        """Compiles for tensors like `tensors`; returns the driver's artifact (cached)."""
-        key = self.cache_key(tensors, params)
+        """Compiles for tensors like `tensors`; returns the driver's artifact (cached),
+        which runs when called with tensors: `compiled(a, b, out)`."""
+        options, params = self._resolve(tensors, params)
+        key = self.cache_key(tensors, params, options)
         if key not in self._cache:
-            self._cache[key] = self._compile(tensors, params)
+            self._cache[key] = self._compile(tensors, params, options)
         return self._cache[key]
 
-    def _compile(self, tensors: Sequence[Any], params: dict[str, Any]):
-        module = self.frontend_module(*tensors, **params)
+    def _compile(self, tensors: Sequence[Any], params: dict[str, Any], options: KernelOptions):
+        module = self._frontend_module(tensors, params, options)
         initial_path = os.environ.get("TTLANG_INITIAL_MLIR")
         if initial_path:
             with open(initial_path, "w") as file:
@@ -115,44 +151,121 @@ class Kernel:
 
 
 def pykernel_gen(
-    grid: Sequence[int],
-    block_factors: Sequence[Sequence[int]] | None = None,
+    grid: Sequence[int] | Callable[..., Sequence[int]] | None = None,
+    block_factors: Sequence | Callable[..., Sequence] | None = None,
+    indexing_maps: Sequence[Callable[..., Any]] | None = None,
+    iterator_types: Sequence[str] | None = None,
     num_outs: int = 1,
     memory_space: str = "L1",
+    tiled: bool = True,
+    ttnn_interop: bool = False,
     cb_buffers: int | Sequence[int] = 2,
     math_fidelity: MathFidelity = "HiFi2",
     fp32_dest_acc_en: bool = False,
     math_approx_mode: bool = False,
     dst_full_sync_en: bool = False,
     device_grid: Sequence[int] = DEFAULT_DEVICE_GRID,
+    **unknown_options: Any,
 ):
     """Declares a kernel running on `grid` (rows, cols) of cores.
 
     `block_factors`: the CB block shape of each tensor argument, in tiles ((rows, cols),
-    or one entry per dim); default one tile. The last `num_outs` tensors are outputs.
-    `cb_buffers`: blocks per CB (one count, or one per tensor). The compute
-    configuration (`math_fidelity`, `fp32_dest_acc_en`, `math_approx_mode`,
+    or one entry per dim); default one tile. With `indexing_maps` (tt-lang's
+    `lambda m, n, k: (m, k)`, one per tensor) it gives tiles per iteration dim instead,
+    and `iterator_types` names each dim "parallel" or "reduction". `grid` and
+    `block_factors` may be callables of the kernel's arguments. The last `num_outs`
+    tensors are outputs. `cb_buffers`: blocks per CB (one count, or one per tensor). The
+    compute configuration (`math_fidelity`, `fp32_dest_acc_en`, `math_approx_mode`,
     `dst_full_sync_en`) is tt-metal's. `device_grid` is the target's core grid.
+    `memory_space` ("L1" or "DRAM"), `tiled` (True) and `ttnn_interop` are accepted
+    as tt-lang spelled them (docs/dsl.md, "Coming from tt-lang").
     """
-    options = KernelOptions(
-        grid=freeze(grid),
-        block_factors=freeze(block_factors),
-        num_outs=num_outs,
-        memory_space=memory_space,
-        cb_buffers=freeze(cb_buffers),
-        compute_config=ComputeConfig(
-            math_fidelity=math_fidelity,
-            fp32_dest_acc_en=fp32_dest_acc_en,
-            math_approx_mode=math_approx_mode,
-            dst_full_sync_en=dst_full_sync_en,
-        ),
-        device_grid=freeze(device_grid),
-    )
+    given = {
+        "grid": grid,
+        "block_factors": block_factors,
+        "indexing_maps": indexing_maps,
+        "iterator_types": iterator_types,
+        "memory_space": memory_space,
+        "tiled": tiled,
+        "ttnn_interop": ttnn_interop,
+    }
 
     def decorate(function: FunctionType) -> Kernel:
+        try:
+            options = KernelOptions(
+                grid=_required_grid(grid),
+                block_factors=block_factors if callable(block_factors) else freeze(block_factors),
+                num_outs=num_outs,
+                memory_space=memory_space,
+                cb_buffers=freeze(cb_buffers),
+                compute_config=ComputeConfig(
+                    math_fidelity=math_fidelity,
+                    fp32_dest_acc_en=fp32_dest_acc_en,
+                    math_approx_mode=math_approx_mode,
+                    dst_full_sync_en=dst_full_sync_en,
+                ),
+                device_grid=freeze(device_grid),
+                **_tt_lang_options(given, unknown_options),
+            )
+        except OptionError as error:
+            raise option_error(function, error) from None
         return Kernel(function, options)
 
     return decorate
+
+
+def _required_grid(grid):
+    if grid is None:
+        raise OptionError("grid", "@pykernel_gen needs grid=(rows, cols)", "e.g. grid=(1, 1)")
+    return grid if callable(grid) else freeze(grid)
+
+
+def _tt_lang_options(given: dict[str, Any], unknown: dict[str, Any]) -> dict[str, Any]:
+    """Checks the options tt-lang had and we take as given; returns the KernelOptions
+    fields of the iteration space. Raises OptionError for one we cannot honour."""
+    for name in unknown:
+        raise OptionError(
+            name,
+            f"@pykernel_gen has no option `{name}`",
+            "options: " + ", ".join(inspect.signature(pykernel_gen).parameters.keys() - {"unknown_options"}),
+        )
+    if given["memory_space"] not in MEMORY_SPACES:
+        raise OptionError(
+            "memory_space",
+            f"memory_space={given['memory_space']!r} is not supported",
+            'pass memory_space="L1" or "DRAM" (tensors live in DRAM, CBs in L1, either way)',
+        )
+    for flag in ("tiled", "ttnn_interop"):
+        if not isinstance(given[flag], bool):
+            raise OptionError(flag, f"{flag} takes True or False, not {given[flag]!r}")
+    if not given["tiled"]:
+        raise OptionError(
+            "tiled",
+            "tiled=False (row-major tensors) is not supported: kernels work on 32x32 tiles",
+            "drop the option; pass tensors whose last two dims are multiples of 32",
+        )
+    maps, iterators = given["indexing_maps"], given["iterator_types"]
+    if iterators and not maps:
+        raise OptionError("iterator_types", "iterator_types needs indexing_maps")
+    if not maps:
+        return {}
+    dims = indexing_dims(maps)
+    arity = len(inspect.signature(maps[0]).parameters)
+    if iterators is not None:
+        if len(iterators) != arity or any(kind not in ITERATOR_TYPES for kind in iterators):
+            raise OptionError(
+                "iterator_types",
+                f"iterator_types names each of the {arity} iteration dims "
+                f"{' or '.join(map(repr, ITERATOR_TYPES))}, but is {iterators!r}",
+            )
+        iterators = tuple(iterators)
+    return {"indexing_maps": dims, "iterator_types": iterators}
+
+
+def option_error(function: FunctionType, error: OptionError) -> KernelError:
+    """`error` as a KernelError at its option's keyword in `function`'s decorator."""
+    kernel = parse_function(function)
+    return kernel.error(decorator_keyword(kernel, error.option), error.message, error.hint)
 
 
 kernel = pykernel_gen
