@@ -37,12 +37,14 @@ Rewrites:
 - DST sections: `d2m.acquire/commit/wait/release_dst` -> `tile_regs_*`.
 - Tiles: `memref.store (memref.load %cb_block[..]), %dst[s]` -> `copy_tile`;
   `memref.store %r, %dst[s]` of a tile op -> the kernel-API call computing `%r` into
-  slot `s`, with CB operands and tile indices taken from the loads that feed it
-  (tables `_SFPU_UNARY`, `_SCALAR`, `_FPU_BINARY`, `_FPU_BROADCAST`, `_SFPU_BINARY`):
-  add/sub/mul with both operands in CBs is the FPU form, with one in DST and one in a
-  CB `binary_dest_reuse_tiles` (the DST operand's slot takes the result), with both in
-  DST the SFPU form; a matmul whose B is a `d2m.tile_transpose` of a CB tile reads
-  that tile with the unpacker's transpose (`mm_init`/`matmul_tiles` `transpose = 1`);
+  slot `s` on the engine d2m-dst-allocate recorded (the op's `engine` property; one
+  lowering function per op family, `_TILE_OP_LOWERINGS`), with CB operands and tile
+  indices taken from the loads that feed it: add/sub/mul on `fpu` read both operands
+  from CBs (a second operand broadcast on the `unpack` engine is the `*_tiles_bcast`
+  form), on `dest_to_srca`/`dest_to_srcb` are `binary_dest_reuse_tiles` (the DST
+  operand's slot takes the result), on `sfpu` the SFPU form; a matmul whose B is a
+  `d2m.tile_transpose` on the `unpack` engine reads that tile with the unpacker's
+  transpose (`mm_init`/`matmul_tiles` `transpose = 1`);
   a `d2m.tile_copy` of a DST tile is `copy_dest_values(d, s)` (destination first);
   `d2m.tile_where` (all three operands in DST) is `where_tile` in DST's format (f32 with
   `fp32_dest_acc_en`, else bf16);
@@ -624,7 +626,8 @@ class _KernelBuilder:
 
     def compute_into(self, value: SSAValue, dst: SSAValue, builder: Builder) -> None:
         """Emits the kernel-API call that leaves `value` in DST slot `dst`, after its init
-        (drop_repeated_inits removes the inits already in force)."""
+        (ttkernel-place-inits removes the inits already in force): a copy_tile for a CB
+        tile, else the lowering of the op's family on the engine d2m-dst-allocate chose."""
         source = self.tiles.get(value)
         if isinstance(source, CBTile):
             builder.insert(ttkernel.CopyTileInitOp(source.cb))
@@ -632,116 +635,176 @@ class _KernelBuilder:
             return
         op = value.owner
         assert isinstance(op, Operation)
-        kind = type(op)
-        if kind in _SFPU_UNARY:
-            init, call = _SFPU_UNARY[kind]
-            self.operand(op.operands[0], op, want_cb=False)
-            builder.insert(init())
-            builder.insert(call(dst))
-        elif kind in _SCALAR:
-            self.operand(op.operands[0], op, want_cb=False)
-            builder.insert(ttkernel.BinopWithScalarTileInitOp())
-            bits = _i32(builder, _f32_bits(op.scalar.value.data))
-            builder.insert(_SCALAR[kind](dst, bits))
-        elif kind in _FPU_BROADCAST and isinstance(op.operands[1].owner, d2m.TileBcastOp):
-            bcast = op.operands[1].owner
-            a = self.operand(op.operands[0], op, want_cb=True)
-            b = self.operand(bcast.input, bcast, want_cb=True)
-            binary, call = _FPU_BROADCAST[kind]
-            bcast_type = _BCAST[bcast.kind.data]
-            builder.insert(ttkernel.InitBcastOp(binary, bcast_type, a.cb, b.cb, self.out_cb(a.cb)))
-            builder.insert(call(bcast_type, a.cb, b.cb, a.tile, b.tile, dst))
-        elif kind in _FPU_BINARY and all(isinstance(self.tiles.get(v), CBTile) for v in op.operands):
-            init, call = _FPU_BINARY[kind]
-            a, b = (self.operand(v, op, want_cb=True) for v in op.operands)
-            builder.insert(init(a.cb, b.cb))
-            builder.insert(call(a.cb, b.cb, a.tile, b.tile, dst))
-        elif kind in _FPU_BROADCAST and _dest_reuse(self.tiles, op) is not None:
-            # One operand in DST (overwritten with the result), the other from a CB.
-            reuse, from_cb = _dest_reuse(self.tiles, op)  # type: ignore[misc]
-            binary = _FPU_BROADCAST[kind][0]
-            builder.insert(ttkernel.BinaryDestReuseTilesInitOp(binary, reuse, from_cb.cb))
-            builder.insert(
-                ttkernel.BinaryDestReuseTilesOp(binary, reuse, from_cb.cb, from_cb.tile, dst)
-            )
-        elif isinstance(op, d2m.TileCopyOp):
-            # A DST-to-DST copy: copy_dest_values(to, from), destination first.
-            source = self.operand(op.input, op, want_cb=False)
-            builder.insert(ttkernel.CopyDestValuesInitOp())
-            builder.insert(ttkernel.CopyDestValuesOp(dst, source.slot))
-        elif kind in _SFPU_BINARY:
-            init, call = _SFPU_BINARY[kind]
-            a, b = (self.operand(v, op, want_cb=False) for v in op.operands)
-            builder.insert(init())
-            builder.insert(call(a.slot, b.slot, dst))
-        elif isinstance(op, d2m.TileMatmulOp):
-            # A transposed B tile is transposed by the unpacker (mm_init's `transpose`).
-            transposed = isinstance(op.b.owner, d2m.TileTransposeOp)
-            b_tile = op.b.owner.input if transposed else op.b  # type: ignore[union-attr]
-            a = self.operand(op.a, op, want_cb=True)
-            b = self.operand(b_tile, op, want_cb=True)
-            transpose = self.const(int(transposed))
-            builder.insert(ttkernel.MMInitOp(a.cb, b.cb, self.out_cb(a.cb), transpose))
-            builder.insert(ttkernel.MatmulTilesOp(a.cb, b.cb, a.tile, b.tile, dst, transpose))
-        elif isinstance(op, d2m.TileReduceSumOp | d2m.TileReduceMaxOp):
-            a, scaler = (self.operand(v, op, want_cb=True) for v in (op.input, op.scaler))
-            pool, dim = _REDUCE_POOL[kind], _REDUCE_DIM[op.dim.data]
-            builder.insert(ttkernel.ReduceInitOp(pool, dim, a.cb, scaler.cb, self.out_cb(a.cb)))
-            builder.insert(
-                ttkernel.ReduceTileOp(pool, dim, a.cb, scaler.cb, a.tile, scaler.tile, dst)
-            )
-        elif isinstance(op, d2m.TileTransposeOp):
-            a = self.operand(op.input, op, want_cb=True)
-            builder.insert(ttkernel.TransposeWHInitOp(a.cb, self.out_cb(a.cb)))
-            builder.insert(ttkernel.TransposeWHTileOp(a.cb, a.tile, dst))
-        elif isinstance(op, d2m.TileBcastOp):
-            a = self.operand(op.input, op, want_cb=True)
-            kind_attr = _BCAST[op.kind.data]
-            builder.insert(ttkernel.UnaryBcastInitOp(kind_attr, a.cb, self.out_cb(a.cb)))
-            builder.insert(ttkernel.UnaryBcastOp(kind_attr, a.cb, a.tile, dst))
-        elif isinstance(op, d2m.TileFillOp):
-            builder.insert(ttkernel.FillTileInitOp())
-            value_f32 = builder.insert(
-                arith.ConstantOp(FloatAttr(op.value.value.data, Float32Type()))
-            ).result
-            builder.insert(ttkernel.FillTileOp(dst, value_f32))
-        elif isinstance(op, d2m.TileWhereOp):
-            cond, if_true, if_false = (self.operand(v, op, want_cb=False) for v in op.operands)
-            fp32_dst = compute_config_of(op).fp32_dest_acc_en
-            builder.insert(ttkernel.WhereTileInitOp())
-            builder.insert(
-                ttkernel.WhereTileOp(
-                    DataType.F32 if fp32_dst else DataType.BF16,
-                    cond.slot, if_true.slot, if_false.slot, dst,
-                )
-            )  # fmt: skip
-        else:
-            raise AssertionError(f"{op.name} is in _TILE_OPS but has no lowering")
+        engine = getattr(op, "engine", None)
+        if not isinstance(engine, d2m.EngineAttr):
+            raise PassError(op, "has no engine; run d2m-dst-allocate first.")
+        lowering = _TILE_OP_LOWERINGS[type(op)]
+        lowering(self, op, engine.data, dst, builder)
 
 
-def _dest_reuse(
-    tiles: dict[SSAValue, CBTile | DstTile], op: Operation
-) -> tuple[ttkernel.ReuseDest, CBTile] | None:
-    """For an add/sub/mul with one operand in DST (the slot the result overwrites, by
-    d2m-dst-allocate) and the other in a CB: which FPU source the DST operand goes to
-    (`srca` when it is the left operand) and the CB operand."""
-    lhs, rhs = (tiles.get(v) for v in op.operands)
-    if isinstance(lhs, DstTile) and isinstance(rhs, CBTile):
-        return ttkernel.ReuseDest.SRCA, rhs
-    if isinstance(lhs, CBTile) and isinstance(rhs, DstTile):
-        return ttkernel.ReuseDest.SRCB, lhs
-    return None
+# ----------------------------------------------------------------------- tile-op lowerings
+# One function per op family: (kernel builder, op, its engine, DST slot of the result,
+# builder). Operands come from `_KernelBuilder.operand`, which checks that each sits
+# where the engine reads it (a CB or DST).
 
 
-_TILE_OPS = (
-    d2m.TileCopyOp,
-    d2m.TileAddOp, d2m.TileSubOp, d2m.TileMulOp, d2m.TileDivOp, d2m.TileMaximumOp,
-    d2m.TileAddScalarOp, d2m.TileSubScalarOp, d2m.TileRsubScalarOp, d2m.TileMulScalarOp,
-    d2m.TileDivScalarOp, d2m.TileExpOp, d2m.TileSqrtOp, d2m.TileRsqrtOp, d2m.TileRecipOp,
-    d2m.TileNegOp, d2m.TileAbsOp, d2m.TileTransposeOp, d2m.TileMatmulOp,
-    d2m.TileReduceSumOp, d2m.TileReduceMaxOp, d2m.TileBcastOp, d2m.TileFillOp,
-    d2m.TileWhereOp,
-)  # fmt: skip
+def _lower_sfpu_unary(
+    k: _KernelBuilder, op: Operation, engine: d2m.Engine, dst: SSAValue, builder: Builder
+) -> None:
+    """exp, sqrt, rsqrt, recip, neg, abs: in place on the SFPU."""
+    init, call = _SFPU_UNARY[type(op)]
+    k.operand(op.operands[0], op, want_cb=False)
+    builder.insert(init())
+    builder.insert(call(dst))
+
+
+def _lower_scalar(
+    k: _KernelBuilder, op: Operation, engine: d2m.Engine, dst: SSAValue, builder: Builder
+) -> None:
+    """A tile and an f32 scalar: in place on the SFPU (the scalar's bits as an i32)."""
+    k.operand(op.operands[0], op, want_cb=False)
+    builder.insert(ttkernel.BinopWithScalarTileInitOp())
+    bits = _i32(builder, _f32_bits(op.scalar.value.data))  # type: ignore[attr-defined]
+    builder.insert(_SCALAR[type(op)](dst, bits))
+
+
+def _lower_binary(
+    k: _KernelBuilder, op: Operation, engine: d2m.Engine, dst: SSAValue, builder: Builder
+) -> None:
+    """add/sub/mul/div/maximum: the FPU with both operands from CBs (the second may be a
+    broadcast the unpacker applies), the FPU with one operand in DST (dest reuse), or
+    the SFPU with both in DST."""
+    kind = type(op)
+    lhs, rhs = op.operands
+    if engine is d2m.Engine.SFPU:
+        init, call = _SFPU_BINARY[kind]
+        a, b = (k.operand(v, op, want_cb=False) for v in (lhs, rhs))
+        builder.insert(init())
+        builder.insert(call(a.slot, b.slot, dst))
+        return
+    binary = _FPU_BROADCAST[kind][0]
+    if engine in (d2m.Engine.DEST_TO_SRCA, d2m.Engine.DEST_TO_SRCB):
+        # The DST operand is overwritten with the result; the other comes from a CB.
+        to_srca = engine is d2m.Engine.DEST_TO_SRCA
+        in_dst, from_cb = (lhs, rhs) if to_srca else (rhs, lhs)
+        k.operand(in_dst, op, want_cb=False)
+        cb = k.operand(from_cb, op, want_cb=True)
+        reuse = ttkernel.ReuseDest.SRCA if to_srca else ttkernel.ReuseDest.SRCB
+        builder.insert(ttkernel.BinaryDestReuseTilesInitOp(binary, reuse, cb.cb))
+        builder.insert(ttkernel.BinaryDestReuseTilesOp(binary, reuse, cb.cb, cb.tile, dst))
+        return
+    bcast = rhs.owner
+    if isinstance(bcast, d2m.TileBcastOp) and bcast.engine == d2m.EngineAttr(d2m.Engine.UNPACK):
+        a = k.operand(lhs, op, want_cb=True)
+        b = k.operand(bcast.input, bcast, want_cb=True)
+        bcast_type = _BCAST[bcast.kind.data]
+        builder.insert(ttkernel.InitBcastOp(binary, bcast_type, a.cb, b.cb, k.out_cb(a.cb)))
+        builder.insert(_FPU_BROADCAST[kind][1](bcast_type, a.cb, b.cb, a.tile, b.tile, dst))
+        return
+    init, call = _FPU_BINARY[kind]
+    a, b = (k.operand(v, op, want_cb=True) for v in (lhs, rhs))
+    builder.insert(init(a.cb, b.cb))
+    builder.insert(call(a.cb, b.cb, a.tile, b.tile, dst))
+
+
+def _lower_dst_copy(
+    k: _KernelBuilder, op: Operation, engine: d2m.Engine, dst: SSAValue, builder: Builder
+) -> None:
+    """A DST-to-DST copy: copy_dest_values(to, from), destination first. (A copy from a
+    CB is a copy_tile; d2m-lower-to-loops leaves it as a load stored into DST.)"""
+    source = k.operand(op.operands[0], op, want_cb=False)
+    builder.insert(ttkernel.CopyDestValuesInitOp())
+    builder.insert(ttkernel.CopyDestValuesOp(dst, source.slot))
+
+
+def _lower_matmul(
+    k: _KernelBuilder, op: Operation, engine: d2m.Engine, dst: SSAValue, builder: Builder
+) -> None:
+    """acc += a @ b into DST; a B that the unpacker transposes (a `d2m.tile_transpose` on
+    the unpack engine) is read with mm_init/matmul_tiles' `transpose`."""
+    assert isinstance(op, d2m.TileMatmulOp)
+    transpose_op = op.b.owner
+    transposed = isinstance(transpose_op, d2m.TileTransposeOp) and (
+        transpose_op.engine == d2m.EngineAttr(d2m.Engine.UNPACK)
+    )
+    b_tile = transpose_op.input if transposed else op.b  # type: ignore[union-attr]
+    a = k.operand(op.a, op, want_cb=True)
+    b = k.operand(b_tile, op, want_cb=True)
+    transpose = k.const(int(transposed))
+    builder.insert(ttkernel.MMInitOp(a.cb, b.cb, k.out_cb(a.cb), transpose))
+    builder.insert(ttkernel.MatmulTilesOp(a.cb, b.cb, a.tile, b.tile, dst, transpose))
+
+
+def _lower_reduce(
+    k: _KernelBuilder, op: Operation, engine: d2m.Engine, dst: SSAValue, builder: Builder
+) -> None:
+    """reduce(input * scaler) combined into the DST accumulator."""
+    assert isinstance(op, d2m.TileReduceSumOp | d2m.TileReduceMaxOp)
+    a, scaler = (k.operand(v, op, want_cb=True) for v in (op.input, op.scaler))
+    pool, dim = _REDUCE_POOL[type(op)], _REDUCE_DIM[op.dim.data]
+    builder.insert(ttkernel.ReduceInitOp(pool, dim, a.cb, scaler.cb, k.out_cb(a.cb)))
+    builder.insert(ttkernel.ReduceTileOp(pool, dim, a.cb, scaler.cb, a.tile, scaler.tile, dst))
+
+
+def _lower_transpose(
+    k: _KernelBuilder, op: Operation, engine: d2m.Engine, dst: SSAValue, builder: Builder
+) -> None:
+    assert isinstance(op, d2m.TileTransposeOp)
+    a = k.operand(op.input, op, want_cb=True)
+    builder.insert(ttkernel.TransposeWHInitOp(a.cb, k.out_cb(a.cb)))
+    builder.insert(ttkernel.TransposeWHTileOp(a.cb, a.tile, dst))
+
+
+def _lower_bcast(
+    k: _KernelBuilder, op: Operation, engine: d2m.Engine, dst: SSAValue, builder: Builder
+) -> None:
+    assert isinstance(op, d2m.TileBcastOp)
+    a = k.operand(op.input, op, want_cb=True)
+    kind = _BCAST[op.kind.data]
+    builder.insert(ttkernel.UnaryBcastInitOp(kind, a.cb, k.out_cb(a.cb)))
+    builder.insert(ttkernel.UnaryBcastOp(kind, a.cb, a.tile, dst))
+
+
+def _lower_fill(
+    k: _KernelBuilder, op: Operation, engine: d2m.Engine, dst: SSAValue, builder: Builder
+) -> None:
+    assert isinstance(op, d2m.TileFillOp)
+    builder.insert(ttkernel.FillTileInitOp())
+    value = builder.insert(arith.ConstantOp(FloatAttr(op.value.value.data, Float32Type()))).result
+    builder.insert(ttkernel.FillTileOp(dst, value))
+
+
+def _lower_where(
+    k: _KernelBuilder, op: Operation, engine: d2m.Engine, dst: SSAValue, builder: Builder
+) -> None:
+    """where_tile on the SFPU, in DST's format (f32 with fp32_dest_acc_en, else bf16)."""
+    cond, if_true, if_false = (k.operand(v, op, want_cb=False) for v in op.operands)
+    fp32_dst = compute_config_of(op).fp32_dest_acc_en
+    builder.insert(ttkernel.WhereTileInitOp())
+    builder.insert(
+        ttkernel.WhereTileOp(
+            DataType.F32 if fp32_dst else DataType.BF16, cond.slot, if_true.slot, if_false.slot, dst
+        )
+    )
+
+
+_TileOpLowering = Callable[[_KernelBuilder, Operation, d2m.Engine, SSAValue, Builder], None]
+
+_TILE_OP_LOWERINGS: dict[type[Operation], _TileOpLowering] = {
+    **{kind: _lower_sfpu_unary for kind in _SFPU_UNARY},
+    **{kind: _lower_scalar for kind in _SCALAR},
+    **{kind: _lower_binary for kind in _SFPU_BINARY},
+    d2m.TileCopyOp: _lower_dst_copy,
+    d2m.TileMatmulOp: _lower_matmul,
+    d2m.TileReduceSumOp: _lower_reduce,
+    d2m.TileReduceMaxOp: _lower_reduce,
+    d2m.TileTransposeOp: _lower_transpose,
+    d2m.TileBcastOp: _lower_bcast,
+    d2m.TileFillOp: _lower_fill,
+    d2m.TileWhereOp: _lower_where,
+}
+
+_TILE_OPS = tuple(_TILE_OP_LOWERINGS)
 
 _HANDLERS: dict[type[Operation], Callable[[_KernelBuilder, Operation, Builder], None]] = {
     scf.ForOp: _KernelBuilder.for_op,

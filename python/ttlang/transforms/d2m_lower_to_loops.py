@@ -271,7 +271,7 @@ class _Subblock:
 
         def one_tile(inner: Builder, ivs: dict[int, SSAValue], t: SSAValue) -> None:
             operands = [self.operand(inner, v, ivs, t) for v in op.operands]
-            if isinstance(op, d2m.TileCopyOp) and self.slot_of(op.input) is None:
+            if isinstance(op, d2m.TileCopyOp) and op.engine == d2m.EngineAttr(d2m.Engine.FPU):
                 self.store_dst(inner, operands[0], slot, t)  # copy_tile
                 return
             new = op.clone(value_mapper=dict(zip(op.operands, operands)))
@@ -398,7 +398,9 @@ def _init_accumulator(
 
     def one_tile(inner: Builder, ivs: dict[int, SSAValue], t: SSAValue) -> None:
         if undefined_init:
-            tile = inner.insert(d2m.TileFillOp(MAX_IDENTITY, tile_type)).result
+            fill = d2m.TileFillOp(MAX_IDENTITY, tile_type)
+            fill.engine = d2m.EngineAttr(d2m.Engine.SFPU)
+            tile = inner.insert(fill).result
         else:
             indices = _map_indices(inner, output_map, ivs, state.generic)
             tile = inner.insert(memref.LoadOp.get(output, indices)).res
