@@ -727,7 +727,9 @@ class ThreadCompiler:
 
     def _carried(self, statements: Sequence[ast.stmt]) -> list[str]:
         """Names assigned in `statements` whose current value can cross an scf region
-        boundary (blocks, indices; Python ints become indices)."""
+        boundary (blocks, indices; Python ints become indices). A name bound to a CB
+        block already popped/pushed has no value to carry: the region acquires its own
+        (`with acc_cb.reserve() as a:` before a loop and in it)."""
         scope = self.frame.scope
         carried = []
         for name in _assigned_names(statements):
@@ -736,7 +738,9 @@ class ThreadCompiler:
                 scope[name] = Index(self.index(value))
                 carried.append(name)
             elif isinstance(value, Index) or (
-                isinstance(value, Block) and isinstance(value.value.type, TensorType)
+                isinstance(value, Block)
+                and isinstance(value.value.type, TensorType)
+                and not (value.acquisition and value.acquisition.ended)
             ):
                 carried.append(name)
         return carried
@@ -940,7 +944,7 @@ class ThreadCompiler:
         if name in frame.scope:
             value = frame.scope[name]
             acquisition = value.acquisition if isinstance(value, Block) else None
-            if acquisition and acquisition.released_at and not acquisition.read_back:
+            if acquisition and acquisition.ended:
                 raise DSLError(
                     f"block `{name}` is used after {acquisition.cb.name}.{acquisition.releaser}() "
                     f"at line {acquisition.released_at.line} released it",

@@ -50,6 +50,12 @@ class Acquisition:
     read_back: bool = False
 
     @property
+    def ended(self) -> bool:
+        """Whether its block is gone: popped/pushed through the CB (a block read back
+        stays a value)."""
+        return self.released_at is not None and not self.read_back
+
+    @property
     def releaser(self) -> str:
         return "pop" if self.kind == "wait" else "push"
 

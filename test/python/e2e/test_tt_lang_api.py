@@ -349,3 +349,59 @@ def test_callable_options_and_compiled_kernel_reuse():
         out = torch.zeros(shape, dtype=torch.bfloat16)
         compiled(a, out)
         assert_close(out, torch.exp(a.float() * 0.5), max_abs=0.03, min_pcc=0.999)
+
+
+# --------------------------------------- accumulating through loops and CBs (§4)
+STEPS = (2, 3)  # outer x inner iterations: 6 tiles of x per core row
+
+
+@pykernel_gen(grid=(1, 1), block_factors=[(1, 1), (1, 1), (1, 1)])
+def sum_tiles(x, acc, out):
+    """out = the sum of x's 6 tiles, twice: a block carried through two nested loops,
+    and tt-metal's accumulation through the CB of `acc` (the compute thread its only
+    consumer); out's two tiles hold the two sums."""
+    x_accessor = TensorAccessor(x)
+    out_accessor = TensorAccessor(out)
+
+    @compute()
+    async def compute_sums(x_cb: CircularBuffer, acc_cb: CircularBuffer, out_cb: CircularBuffer):
+        total = zeros((32, 32))
+        for i in range(STEPS[0]):
+            for j in range(STEPS[1]):
+                with x_cb.wait() as t:
+                    total = total + t
+        with out_cb.reserve() as o:
+            o.store(total)
+        with acc_cb.reserve() as a:
+            a.store(zeros((32, 32)))
+        for k in range(STEPS[0] * STEPS[1]):
+            with x_cb.wait() as t, acc_cb.wait() as pre, acc_cb.reserve() as a:
+                a.store(pre + t)
+        with acc_cb.wait() as final, out_cb.reserve() as o:
+            o.store(final)
+
+    @datamovement()
+    async def dm_reader(x_cb: CircularBuffer, acc_cb: CircularBuffer, out_cb: CircularBuffer):
+        for k in range(2 * STEPS[0] * STEPS[1]):
+            x_shard = x_cb.reserve()
+            dma(x_accessor[0, k % (STEPS[0] * STEPS[1])], x_shard).wait()
+            x_cb.push()
+
+    @datamovement()
+    async def dm_writer(x_cb: CircularBuffer, acc_cb: CircularBuffer, out_cb: CircularBuffer):
+        for k in range(2):
+            with out_cb.wait() as out_shard:
+                dma(out_shard, out_accessor[0, k]).wait()
+
+    return Program(compute_sums, dm_reader, dm_writer)(x, acc, out)
+
+
+def test_sums_through_nested_loops_and_through_a_cb():
+    tiles = STEPS[0] * STEPS[1]
+    x = random_bf16((TILE, tiles * TILE), -1.0, 1.0, seed=18)
+    out = torch.zeros((TILE, 2 * TILE), dtype=torch.bfloat16)
+    sum_tiles(x, torch.zeros((TILE, TILE), dtype=torch.bfloat16), out)
+    expected = x.float().reshape(TILE, tiles, TILE).sum(dim=1)
+    # partial sums of up to 6 values in [-1, 1] rounded to bf16 after every add
+    for k in range(2):
+        assert_close(out[:, k * TILE : (k + 1) * TILE], expected, max_abs=0.05, min_pcc=0.999)
