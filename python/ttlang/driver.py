@@ -33,6 +33,7 @@ from ttlang.target.program_builder import CBBudgetError, build_program
 from ttlang.transforms.diagnostics import PassError
 
 DEFAULT_PIPELINE: tuple[str, ...] = (
+    "d2m-generate-datamovement",
     "d2m-elementwise-fusion",
     "d2m-bufferize",
     "d2m-memref-provenance",

@@ -20,6 +20,10 @@ from xdsl.utils.exceptions import ArgSpecParseError
 _PASSES: dict[str, tuple[str, str]] = {
     "canonicalize": ("xdsl.transforms.canonicalize", "CanonicalizePass"),
     "cse": ("xdsl.transforms.common_subexpression_elimination", "CommonSubexpressionElimination"),
+    "d2m-generate-datamovement": (
+        "ttlang.transforms.d2m_generate_datamovement",
+        "D2MGenerateDatamovement",
+    ),
     "d2m-bufferize": ("ttlang.transforms.d2m_bufferize", "D2MBufferize"),
     "d2m-memref-provenance": ("ttlang.transforms.d2m_memref_provenance", "D2MMemrefProvenance"),
     "d2m-elementwise-fusion": ("ttlang.transforms.d2m_elementwise_fusion", "D2MElementwiseFusion"),

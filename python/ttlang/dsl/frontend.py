@@ -34,12 +34,14 @@ import operator
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from types import FunctionType
 from typing import Any, NoReturn
 
 from xdsl.dialects import arith, func, scf
 from xdsl.dialects.builtin import (
+    AffineMapAttr,
+    ArrayAttr,
     DictionaryAttr,
     FileLineColLoc,
     IndexType,
@@ -53,10 +55,18 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Block as IRBlock
 from xdsl.ir import Operation, Region, SSAValue
+from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineExpr, AffineMap
 from xdsl.utils.exceptions import VerifyException
 
 from ttlang.dialects import d2m
-from ttlang.dialects.ttcore import GridAttr, MemorySpace, MemorySpaceAttr, TileType
+from ttlang.dialects.ttcore import (
+    GridAttr,
+    IteratorType,
+    IteratorTypeAttr,
+    MemorySpace,
+    MemorySpaceAttr,
+    TileType,
+)
 from ttlang.dsl import api, operators
 from ttlang.dsl.diagnostics import (
     CompilerBug,
@@ -174,13 +184,6 @@ def check_options(
             f"use at most {device_rows}x{device_cols} cores and give each core more blocks "
             "(a loop over its share of the work)",
         )
-    if options.indexing_maps is not None and len(options.indexing_maps) != len(tensors):
-        raise kernel.error(
-            decorator_keyword(kernel, "indexing_maps"),
-            f"indexing_maps has {len(options.indexing_maps)} maps, but the kernel has "
-            f"{len(tensors)} tensors",
-            "give one map per tensor argument, in order",
-        )
     if options.block_factors is not None:
         factors_node = decorator_keyword(kernel, "block_factors")
         if len(options.block_factors) != len(tensors):
@@ -204,6 +207,94 @@ def check_options(
             decorator_keyword(kernel, "cb_buffers"),
             f"cb_buffers has {len(options.cb_buffers)} entries, but the kernel has {len(tensors)} tensors",
         )
+
+
+def iteration_space(
+    kernel: ParsedFunction, options: KernelOptions, tensors: Sequence[api.KernelTensor]
+) -> tuple[list[AffineMap], list[IteratorType]] | None:
+    """The kernel's `indexing_maps` as affine maps (each callable is called with one
+    dimension expression per loop dim) and its iterator types; None without maps."""
+    if options.indexing_maps is None:
+        if options.iterator_types is not None:
+            raise kernel.error(
+                decorator_keyword(kernel, "iterator_types"),
+                "iterator_types needs indexing_maps beside it",
+                "give one indexing map per tensor, e.g. `lambda m, n, k: (m, k)`",
+            )
+        return None
+    maps_node = decorator_keyword(kernel, "indexing_maps")
+    if len(options.indexing_maps) != len(tensors):
+        raise kernel.error(
+            maps_node,
+            f"indexing_maps has {len(options.indexing_maps)} entries, but the kernel has "
+            f"{len(tensors)} tensors",
+            "give one map per tensor argument, e.g. `lambda m, n, k: (m, k)`",
+        )
+    maps = []
+    for tensor, indexing_map in zip(tensors, options.indexing_maps):
+        if not callable(indexing_map):
+            raise kernel.error(maps_node, f"the indexing map of `{tensor.name}` is not a callable")
+        rank = len(inspect.signature(indexing_map).parameters)
+        results = indexing_map(*(AffineExpr.dimension(d) for d in range(rank)))
+        results = tuple(AffineExpr.constant(r) if isinstance(r, int) else r for r in results)
+        if len(results) != tensor.rank or not all(isinstance(r, AffineExpr) for r in results):
+            raise kernel.error(
+                maps_node,
+                f"the indexing map of `{tensor.name}` must return one loop dim or int per "
+                f"dim of the tensor ({tensor.rank})",
+            )
+        maps.append(AffineMap(rank, 0, results))
+    loop_rank = maps[0].num_dims
+    if any(m.num_dims != loop_rank for m in maps):
+        raise kernel.error(maps_node, "every indexing map must take the same loop dims")
+    iterator_types = options.iterator_types or ("parallel",) * loop_rank
+    valid = {t.value for t in IteratorType}
+    if len(iterator_types) != loop_rank or any(t not in valid for t in iterator_types):
+        raise kernel.error(
+            decorator_keyword(kernel, "iterator_types"),
+            f"iterator_types must give \"parallel\" or \"reduction\" for each of the "
+            f"{loop_rank} loop dims, but is {iterator_types!r}",
+        )
+    return maps, [IteratorType(t) for t in iterator_types]
+
+
+def blocks_per_tensor(
+    kernel: ParsedFunction,
+    options: KernelOptions,
+    space: tuple[list[AffineMap], list[IteratorType]] | None,
+) -> KernelOptions:
+    """tt-lang's `block_factors` per loop dim (`[2, 1, 4]` for (m, n, k)) as each
+    tensor's CB block through its indexing map: (m, k) -> (2, 4); a constant 0 in a map
+    gives 1. Per-tensor block_factors are returned as they are."""
+    factors = options.block_factors
+    if space is None or factors is None or not all(isinstance(f, int) for f in factors):
+        return options
+    maps, iterator_types = space
+    if len(factors) != len(iterator_types):
+        raise kernel.error(
+            decorator_keyword(kernel, "block_factors"),
+            f"block_factors {factors!r} gives {len(factors)} loop dims, but the indexing maps "
+            f"take {len(iterator_types)}",
+            "give tiles per loop dim (`[2, 2, 1]` for maps of (m, n, k)), or a block shape "
+            "per tensor",
+        )
+    blocks = []
+    for indexing_map in maps:
+        block = []
+        for result in indexing_map.results:
+            if isinstance(result, AffineDimExpr):
+                block.append(factors[result.position])
+            elif isinstance(result, AffineConstantExpr) and result.value == 0:
+                block.append(1)
+            else:
+                raise kernel.error(
+                    decorator_keyword(kernel, "indexing_maps"),
+                    f"block_factors per loop dim need indexing maps that name loop dims or 0, "
+                    f"but one returns {result}",
+                    "give a block shape per tensor in block_factors instead",
+                )
+        blocks.append(tuple(block))
+    return replace(options, block_factors=tuple(blocks))
 
 
 def _block_tile_shape(tensor: api.KernelTensor, factors: Sequence[int] | None) -> tuple[int, ...] | None:
@@ -288,9 +379,11 @@ def build_module(
     """The stage-1 IR of `function` (a `@pykernel_gen` body) for tensors like `args`."""
     kernel = parse_function(function)
     tensors = describe_tensors(kernel, args, options.num_outs)
+    space = iteration_space(kernel, options, tensors)
+    options = blocks_per_tensor(kernel, options, space)
     check_options(kernel, options, tensors)
     program = trace_kernel(kernel, tensors, params)
-    module = KernelBuilder(kernel, tensors, program, options).build()
+    module = KernelBuilder(kernel, tensors, program, options, space).build()
     try:
         module.verify()
     except VerifyException as error:
@@ -319,7 +412,9 @@ class KernelBuilder:
         tensors: Sequence[api.KernelTensor],
         program: api.Program,
         options: KernelOptions,
+        space: tuple[list[AffineMap], list[IteratorType]] | None = None,
     ):
+        self.space = space
         self.kernel = kernel
         self.tensors = tensors
         self.program = program
@@ -355,15 +450,18 @@ class KernelBuilder:
 
         regions = [self._thread_region(thread) for thread in self.program.threads]
         num_inputs = len(self.tensors) - self.options.num_outs
+        maps, iterator_types = self.space or ([], [])
         generic = d2m.GenericOp(
             inputs=self.dram_operands[:num_inputs],
             outputs=self.dram_operands[num_inputs:],
             grid=GridAttr(*self.options.grid),
             # The threads index their blocks explicitly, so each core runs every region
-            # once: one block iteration per grid dimension.
-            block_factors=[1, 1],
+            # once: one block iteration per loop (or grid) dimension.
+            block_factors=[1] * (len(iterator_types) or 2),
             threads=[d2m.ThreadType(thread.kind) for thread in self.program.threads],
             thread_regions=regions,
+            indexing_maps=ArrayAttr(AffineMapAttr(m) for m in maps) if maps else None,
+            iterator_types=ArrayAttr(IteratorTypeAttr(t) for t in iterator_types) if maps else None,
         )
         generic.location = kernel_func.location
         entry.add_op(generic)

@@ -36,12 +36,10 @@ from ttlang.dsl.diagnostics import (
 from ttlang.dsl.frontend import DATA_TYPES, build_module, decorator_keyword
 from ttlang.dsl.options import (
     DEFAULT_DEVICE_GRID,
-    ITERATOR_TYPES,
     MEMORY_SPACES,
     KernelOptions,
     OptionError,
     freeze,
-    indexing_dims,
 )
 from ttlang.target.program import ComputeConfig, MathFidelity
 
@@ -170,12 +168,14 @@ def pykernel_gen(
     """Declares a kernel running on `grid` (rows, cols) of cores.
 
     `block_factors`: the CB block shape of each tensor argument, in tiles ((rows, cols),
-    or one entry per dim); default one tile. With `indexing_maps` (tt-lang's
-    `lambda m, n, k: (m, k)`, one per tensor) it gives tiles per iteration dim instead,
-    and `iterator_types` names each dim "parallel" or "reduction". `grid` and
-    `block_factors` may be callables of the kernel's arguments. The last `num_outs`
-    tensors are outputs. `cb_buffers`: blocks per CB (one count, or one per tensor). The
-    compute configuration (`math_fidelity`, `fp32_dest_acc_en`, `math_approx_mode`,
+    or one entry per dim); default one tile. `indexing_maps` (tt-lang's
+    `lambda m, n, k: (m, k)`, one per tensor) and `iterator_types` ("parallel" /
+    "reduction" per loop dim) describe the iteration space of tensors no thread moves
+    with `dma` (docs/dsl.md, "Implicit operands"); with them `block_factors` may also
+    give tiles per loop dim (`[2, 1, 4]`). `grid` and `block_factors` may be callables
+    of the kernel's arguments. The last `num_outs` tensors are outputs. `cb_buffers`:
+    blocks per CB (one count, or one per tensor). The compute configuration
+    (`math_fidelity`, `fp32_dest_acc_en`, `math_approx_mode`,
     `dst_full_sync_en`) is tt-metal's. `device_grid` is the target's core grid.
     `memory_space` ("L1" or "DRAM"), `tiled` (True) and `ttnn_interop` are accepted
     as tt-lang spelled them (docs/dsl.md, "Coming from tt-lang").
@@ -221,7 +221,7 @@ def _required_grid(grid):
 
 
 def _tt_lang_options(given: dict[str, Any], unknown: dict[str, Any]) -> dict[str, Any]:
-    """Checks the options tt-lang had and we take as given; returns the KernelOptions
+    """Checks the options tt-lang had that we take as given; returns the KernelOptions
     fields of the iteration space. Raises OptionError for one we cannot honour."""
     for name in unknown:
         raise OptionError(
@@ -244,22 +244,9 @@ def _tt_lang_options(given: dict[str, Any], unknown: dict[str, Any]) -> dict[str
             "tiled=False (row-major tensors) is not supported: kernels work on 32x32 tiles",
             "drop the option; pass tensors whose last two dims are multiples of 32",
         )
-    maps, iterators = given["indexing_maps"], given["iterator_types"]
-    if iterators and not maps:
-        raise OptionError("iterator_types", "iterator_types needs indexing_maps")
-    if not maps:
-        return {}
-    dims = indexing_dims(maps)
-    arity = len(inspect.signature(maps[0]).parameters)
-    if iterators is not None:
-        if len(iterators) != arity or any(kind not in ITERATOR_TYPES for kind in iterators):
-            raise OptionError(
-                "iterator_types",
-                f"iterator_types names each of the {arity} iteration dims "
-                f"{' or '.join(map(repr, ITERATOR_TYPES))}, but is {iterators!r}",
-            )
-        iterators = tuple(iterators)
-    return {"indexing_maps": dims, "iterator_types": iterators}
+    # indexing_maps / iterator_types are checked against the tensors when compiling
+    # (frontend.iteration_space), also at the decorator's keywords.
+    return {"indexing_maps": freeze(given["indexing_maps"]), "iterator_types": freeze(given["iterator_types"])}
 
 
 def option_error(function: FunctionType, error: OptionError) -> KernelError:

@@ -173,21 +173,28 @@ def kernel_line(function_name: str, text: str) -> int:
         ({"memory_space": "SRAM"}, "memory_space", "memory_space='SRAM' is not supported"),
         ({"iterator_types": ["parallel", "parallel"]}, "iterator_types", "iterator_types needs indexing_maps"),
         (
-            {"indexing_maps": [lambda i, j: (i + j, j)] * 2},
+            {"indexing_maps": [lambda i, j: (i,)] * 2},
             "indexing_maps",
-            "an indexing map returns iteration dims or 0",
+            "must return one loop dim or int per dim of the tensor",
         ),
         (
             {"indexing_maps": [lambda i, j: (i, j)] * 2, "iterator_types": ["parallel", "sideways"]},
             "iterator_types",
-            "iterator_types names each of the 2 iteration dims",
+            'iterator_types must give "parallel" or "reduction" for each of the 2 loop dims',
+        ),
+        (
+            {"indexing_maps": [lambda i, j: (i, j)] * 2, "block_factors": [1, 1, 1]},
+            "block_factors",
+            "block_factors (1, 1, 1) gives 3 loop dims, but the indexing maps take 2",
         ),
     ],
-    ids=["unknown", "tiled", "ttnn_interop", "memory_space", "iterators_alone", "map", "iterator_kind"],
+    ids=["unknown", "tiled", "ttnn_interop", "memory_space", "iterators_alone", "map", "iterator_kind", "factors"],
 )
 def test_options_we_cannot_honour_are_kernel_errors_at_the_decorator(options, marker, message):
+    """Raised when the decorator runs, or (for what depends on the tensors) when the
+    kernel compiles; either way located at the decorator."""
     with pytest.raises(KernelError) as info:
-        decorated_with(options)
+        decorated_with(options).frontend_module(TILE, TILE)
     assert info.value.filename == __file__
     assert info.value.line == kernel_line("decorated_with", "@pykernel_gen(")
     assert message in str(info.value)
@@ -270,5 +277,4 @@ def test_indexing_maps_give_each_tensor_its_block(driver):
     text = str(module)
     for tiles in ("2x3", "3x1", "2x1"):
         assert f"!d2m.cb<memref<{tiles}x!ttcore.tile" in text
-    assert matmul.options.iterator_types == ("parallel", "parallel", "reduction")
-    assert matmul.options.indexing_maps == ((0, 2), (2, 1), (0, 1))
+    assert 'iterator_types = [#ttcore.iterator_type<parallel>, #ttcore.iterator_type<parallel>, #ttcore.iterator_type<reduction>]' in text
