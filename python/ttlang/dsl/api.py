@@ -82,6 +82,7 @@ class Thread:
 
     kind: ThreadKind
     function: FunctionType
+    verbose: bool = False  # print the thread's IR when it is compiled
 
     @property
     def name(self) -> str:
@@ -94,23 +95,25 @@ class Thread:
         )
 
 
-def _thread_decorator(kind: ThreadKind):
+def _thread_decorator(kind: ThreadKind, verbose: bool):
     def decorate(function: FunctionType) -> Thread:
         if not isinstance(function, FunctionType):
             raise DSLError(f"@{kind}() decorates a function, not {type(function).__name__}")
-        return Thread(kind, function)
+        return Thread(kind, function, verbose)
 
     return decorate
 
 
-def compute():
-    """Marks a thread that computes on blocks (runs on the core's math RISC-Vs)."""
-    return _thread_decorator("compute")
+def compute(verbose: bool = False):
+    """Marks a thread that computes on blocks (runs on the core's math RISC-Vs);
+    `verbose=True` prints its stage-1 IR when the kernel compiles (tt-lang's knob)."""
+    return _thread_decorator("compute", verbose)
 
 
-def datamovement():
-    """Marks a thread that moves blocks between DRAM and L1 (one NoC RISC-V each)."""
-    return _thread_decorator("datamovement")
+def datamovement(verbose: bool = False):
+    """Marks a thread that moves blocks between DRAM and L1 (one NoC RISC-V each);
+    `verbose` as for `compute`."""
+    return _thread_decorator("datamovement", verbose)
 
 
 class Program:

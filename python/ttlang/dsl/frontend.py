@@ -56,6 +56,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Block as IRBlock
 from xdsl.ir import Operation, Region, SSAValue
 from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineExpr, AffineMap
+from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
 from ttlang.dialects import d2m
@@ -513,7 +514,12 @@ class KernelBuilder:
         for arg, name in zip(region_block.args, names):
             arg.name_hint = name
         compiler.compile(region_block)
-        return Region(region_block)
+        region = Region(region_block)
+        if thread.verbose:
+            print(f"// thread {thread.name} ({thread.kind})")
+            Printer().print_region(region)
+            print()
+        return region
 
 
 # ===================================================================== thread level

@@ -310,3 +310,21 @@ def test_threads_follow_program_order_and_ops_carry_locations():
     (store,) = ops_named(module, "d2m.store")
     assert store.location.filename.data == __file__
     assert store.location.line.data == kernel.function.__code__.co_firstlineno + 9
+
+
+def test_verbose_thread_prints_its_ir(capsys):
+    """tt-lang's `@compute(verbose=True)`: the thread's stage-1 IR on stdout."""
+
+    @pykernel_gen(grid=(1, 1))
+    def kernel(x, out):
+        @compute(verbose=True)
+        async def body(x_cb: CircularBuffer, out_cb: CircularBuffer):
+            with x_cb.wait() as blk, out_cb.reserve() as o:
+                o.store(blk.exp())
+
+        return Program(body)(x, out)
+
+    kernel.frontend_module(TILE, TILE)
+    printed = capsys.readouterr().out
+    assert printed.startswith("// thread body (compute)")
+    assert "d2m.tile_exp" in printed

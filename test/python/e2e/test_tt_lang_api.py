@@ -405,3 +405,114 @@ def test_sums_through_nested_loops_and_through_a_cb():
     # partial sums of up to 6 values in [-1, 1] rounded to bf16 after every add
     for k in range(2):
         assert_close(out[:, k * TILE : (k + 1) * TILE], expected, max_abs=0.05, min_pcc=0.999)
+
+
+# ------------------------------------ implicit operands: `pass` data movement
+# tt-lang's kernels left data movement to the compiler: threads whose body is `pass`,
+# tensors no thread moves with dma. The same kernels as above, that way.
+
+
+@pykernel_gen(grid=(1, 1), block_factors=[(2, 2)] * 5, memory_space="DRAM", ttnn_interop=True)
+def attention_head_implicit(Q, K, V, ones, out):
+    @compute()
+    async def compute_attention(
+        Q_cb: CircularBuffer,
+        K_cb: CircularBuffer,
+        V_cb: CircularBuffer,
+        ones_cb: CircularBuffer,
+        out_cb: CircularBuffer,
+    ):
+        q = Q_cb.wait()
+        k = K_cb.wait()
+        v = V_cb.wait()
+        ones_val = ones_cb.wait()
+        o = out_cb.reserve()
+        o.store(q @ transpose(k) * (1.0 / HEAD**0.5))
+        out_cb.push()
+        S_scaled = out_cb.wait()
+        out_cb.pop()
+        o = out_cb.reserve()
+        o.store(bcast(reduce_sum(exp(S_scaled), ones_val, dim=1), dim=1))
+        out_cb.push()
+        sum_exp = out_cb.wait()
+        out_cb.pop()
+        o = out_cb.reserve()
+        o.store((exp(S_scaled) * recip(sum_exp)) @ v)
+
+    @datamovement()
+    async def dm_reader(
+        Q_cb: CircularBuffer,
+        K_cb: CircularBuffer,
+        V_cb: CircularBuffer,
+        ones_cb: CircularBuffer,
+        out_cb: CircularBuffer,
+    ):
+        pass
+
+    @datamovement()
+    async def dm_writer(
+        Q_cb: CircularBuffer,
+        K_cb: CircularBuffer,
+        V_cb: CircularBuffer,
+        ones_cb: CircularBuffer,
+        out_cb: CircularBuffer,
+    ):
+        pass
+
+    return Program(compute_attention, dm_reader, dm_writer)(Q, K, V, ones, out)
+
+
+def test_attention_with_implicit_operands_and_values_re_read():
+    generator = torch.Generator().manual_seed(19)
+    Q, K, V = (torch.randn((HEAD, HEAD), generator=generator).to(torch.bfloat16) for _ in range(3))
+    ones = torch.ones((HEAD, HEAD), dtype=torch.bfloat16)
+    out = torch.zeros((HEAD, HEAD), dtype=torch.bfloat16)
+    attention_head_implicit(Q, K, V, ones, out)
+    expected = torch.softmax(Q.float() @ K.float().T / HEAD**0.5, dim=1) @ V.float()
+    assert_close(out, expected, max_abs=0.05, min_pcc=0.999)
+
+
+# (m, n, k) loop dims: a (m, k), b (k, n), out (m, n); tiles per loop dim, tt-lang's
+# block_factors spelling; a 2x2 grid splits m and n, every core walks k.
+MM_FACTORS = (1, 1, 2)
+MM_TILES = (4, 4, 8)  # m, n, k
+
+
+@pykernel_gen(
+    grid=(2, 2),
+    block_factors=list(MM_FACTORS),
+    indexing_maps=[lambda m, n, k: (m, k), lambda m, n, k: (k, n), lambda m, n, k: (m, n)],
+    iterator_types=["parallel", "parallel", "reduction"],
+)
+def matmul_implicit(a, b, out):
+    blocks_m = MM_TILES[0] // MM_FACTORS[0] // 2
+    blocks_n = MM_TILES[1] // MM_FACTORS[1] // 2
+    blocks_k = MM_TILES[2] // MM_FACTORS[2]
+
+    @compute()
+    async def mm(a_cb: CircularBuffer, b_cb: CircularBuffer, out_cb: CircularBuffer):
+        for m in range(blocks_m):
+            for n in range(blocks_n):
+                acc = zeros((32, 32))
+                for k in range(blocks_k):
+                    a_block = a_cb.wait()
+                    b_block = b_cb.wait()
+                    acc = acc + a_block @ b_block
+                o = out_cb.reserve()
+                o.store(acc)
+
+    @datamovement()
+    async def dm0(a_cb: CircularBuffer, b_cb: CircularBuffer, out_cb: CircularBuffer):
+        pass
+
+    return Program(mm, dm0)(a, b, out)
+
+
+def test_matmul_with_indexing_maps_and_implicit_operands():
+    """Pops and pushes left to the compiler (released at the end of each loop body)."""
+    a = random_bf16((MM_TILES[0] * TILE, MM_TILES[2] * TILE), -1.0, 1.0, seed=20)
+    b = random_bf16((MM_TILES[2] * TILE, MM_TILES[1] * TILE), -1.0, 1.0, seed=21)
+    out = torch.zeros((MM_TILES[0] * TILE, MM_TILES[1] * TILE), dtype=torch.bfloat16)
+    matmul_implicit(a, b, out)
+    # K = 256 products of values in [-1, 1]: |out| up to ~15, bf16 partial sums
+    assert_close(out, a.float() @ b.float(), max_abs=0.25, min_pcc=0.999)
