@@ -26,6 +26,7 @@ from typing import Any
 
 from xdsl.dialects.builtin import ModuleOp
 
+from ttlang.device import DEFAULT_DEVICE, DeviceDescriptionError, load_device
 from ttlang.dsl.diagnostics import (
     CompilerBug,
     KernelError,
@@ -34,13 +35,7 @@ from ttlang.dsl.diagnostics import (
     parse_function,
 )
 from ttlang.dsl.frontend import DATA_TYPES, build_module, decorator_keyword
-from ttlang.dsl.options import (
-    DEFAULT_DEVICE_GRID,
-    MEMORY_SPACES,
-    KernelOptions,
-    OptionError,
-    freeze,
-)
+from ttlang.dsl.options import MEMORY_SPACES, KernelOptions, OptionError, freeze
 from ttlang.target.program import ComputeConfig, MathFidelity
 
 
@@ -162,7 +157,8 @@ def pykernel_gen(
     fp32_dest_acc_en: bool = False,
     math_approx_mode: bool = False,
     dst_full_sync_en: bool = False,
-    device_grid: Sequence[int] = DEFAULT_DEVICE_GRID,
+    device: str = DEFAULT_DEVICE,
+    device_grid: Sequence[int] | None = None,
     **unknown_options: Any,
 ):
     """Declares a kernel running on `grid` (rows, cols) of cores.
@@ -175,10 +171,11 @@ def pykernel_gen(
     give tiles per loop dim (`[2, 1, 4]`). `grid` and `block_factors` may be callables
     of the kernel's arguments. The last `num_outs` tensors are outputs. `cb_buffers`:
     blocks per CB (one count, or one per tensor). The compute configuration
-    (`math_fidelity`, `fp32_dest_acc_en`, `math_approx_mode`,
-    `dst_full_sync_en`) is tt-metal's. `device_grid` is the target's core grid.
-    `memory_space` ("L1" or "DRAM"), `tiled` (True) and `ttnn_interop` are accepted
-    as tt-lang spelled them (docs/dsl.md, "Coming from tt-lang").
+    (`math_fidelity`, `fp32_dest_acc_en`, `math_approx_mode`, `dst_full_sync_en`) is
+    tt-metal's. `device` names the target's description (ttlang.device: grid, L1, DST,
+    costs); `device_grid` narrows its core grid. `memory_space` ("L1" or "DRAM"),
+    `tiled` (True) and `ttnn_interop` are accepted as tt-lang spelled them
+    (docs/dsl.md, "Coming from tt-lang").
     """
     given = {
         "grid": grid,
@@ -188,6 +185,7 @@ def pykernel_gen(
         "memory_space": memory_space,
         "tiled": tiled,
         "ttnn_interop": ttnn_interop,
+        "device": device,
     }
 
     def decorate(function: FunctionType) -> Kernel:
@@ -204,6 +202,7 @@ def pykernel_gen(
                     math_approx_mode=math_approx_mode,
                     dst_full_sync_en=dst_full_sync_en,
                 ),
+                device=device,
                 device_grid=freeze(device_grid),
                 **_tt_lang_options(given, unknown_options),
             )
@@ -229,6 +228,10 @@ def _tt_lang_options(given: dict[str, Any], unknown: dict[str, Any]) -> dict[str
             f"@pykernel_gen has no option `{name}`",
             "options: " + ", ".join(inspect.signature(pykernel_gen).parameters.keys() - {"unknown_options"}),
         )
+    try:
+        load_device(given["device"])
+    except DeviceDescriptionError as error:
+        raise OptionError("device", str(error)) from None
     if given["memory_space"] not in MEMORY_SPACES:
         raise OptionError(
             "memory_space",

@@ -1,5 +1,5 @@
 """The options of a `@pykernel_gen` kernel: grid, CB blocks, compute configuration,
-and tt-lang's iteration space (`indexing_maps`, `iterator_types`).
+device, and tt-lang's iteration space (`indexing_maps`, `iterator_types`).
 
 `grid` and `block_factors` may be callables of the kernel's arguments (tt-lang's
 spelling); `resolved()` evaluates them for one call.
@@ -11,11 +11,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from ttlang.device import DEFAULT_DEVICE, load_device
 from ttlang.dsl.diagnostics import DSLError
 from ttlang.target.program import ComputeConfig
-
-DEFAULT_DEVICE_GRID = (8, 8)
-"""Cores of the target device (a Wormhole n150 exposes an 8x8 compute grid)."""
 
 MEMORY_SPACES = ("L1", "DRAM")
 
@@ -48,7 +46,13 @@ class KernelOptions:
     # Blocks each CB holds: one count for all CBs, or one per tensor argument.
     cb_buffers: int | tuple[int, ...] = 2
     compute_config: ComputeConfig = ComputeConfig()
-    device_grid: tuple[int, int] = DEFAULT_DEVICE_GRID
+    device: str = DEFAULT_DEVICE  # a description in ttlang.device
+    device_grid: tuple[int, int] | None = None  # None: the device's compute grid
+
+    @property
+    def core_grid(self) -> tuple[int, int]:
+        """The (rows, cols) of cores the target gives kernels."""
+        return self.device_grid or load_device(self.device).grid.compute_grid
 
     def buffers_of(self, tensor_index: int) -> int:
         if isinstance(self.cb_buffers, int):
