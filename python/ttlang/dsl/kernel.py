@@ -20,13 +20,14 @@ from __future__ import annotations
 import hashlib
 import inspect
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from types import FunctionType
 from typing import Any
 
 from xdsl.dialects.builtin import ModuleOp
 
 from ttlang.device import DEFAULT_DEVICE, DeviceDescriptionError, load_device
+from ttlang.dsl.checks import check_call, check_decorator
 from ttlang.dsl.diagnostics import (
     CompilerBug,
     KernelError,
@@ -94,6 +95,7 @@ class Kernel:
 
     def frontend_module(self, *tensors: Any, **params: Any) -> ModuleOp:
         """The stage-1 IR for tensors like `tensors` (torch tensors or TensorSpecs)."""
+        check_call(self.function, tensors, params, self.options.num_outs, running=False)
         options, params = self._resolve(tensors, params)
         return self._frontend_module(tensors, params, options)
 
@@ -106,6 +108,7 @@ class Kernel:
     def compile(self, *tensors: Any, **params: Any):
         """Compiles for tensors like `tensors`; returns the driver's artifact (cached),
         which runs when called with tensors: `compiled(a, b, out)`."""
+        check_call(self.function, tensors, params, self.options.num_outs, running=False)
         options, params = self._resolve(tensors, params)
         key = self.cache_key(tensors, params, options)
         if key not in self._cache:
@@ -136,6 +139,7 @@ class Kernel:
     def __call__(self, *tensors: Any, **params: Any):
         """Compiles (cached) and runs on the default target, writing the outputs into
         the given tensors. With TTLANG_COMPILE_ONLY set, returns the artifact instead."""
+        check_call(self.function, tensors, params, self.options.num_outs, running=True)
         artifact = self.compile(*tensors, **params)
         if _flag("TTLANG_COMPILE_ONLY"):
             return artifact
@@ -159,6 +163,7 @@ def pykernel_gen(
     dst_full_sync_en: bool = False,
     device: str = DEFAULT_DEVICE,
     device_grid: Sequence[int] | None = None,
+    dtypes: Mapping[str, str] | None = None,
     **unknown_options: Any,
 ):
     """Declares a kernel running on `grid` (rows, cols) of cores.
@@ -173,8 +178,11 @@ def pykernel_gen(
     blocks per CB (one count, or one per tensor). The compute configuration
     (`math_fidelity`, `fp32_dest_acc_en`, `math_approx_mode`, `dst_full_sync_en`) is
     tt-metal's. `device` names the target's description (ttlang.device: grid, L1, DST,
-    costs); `device_grid` narrows its core grid. `memory_space` ("L1" or "DRAM"),
-    `tiled` (True) and `ttnn_interop` are accepted as tt-lang spelled them
+    costs); `device_grid` narrows its core grid. `dtypes` stores tensors in another
+    device format, by parameter name, with ttnn's dtype names: `dtypes={"k":
+    "bfloat8_b"}` keeps `k` in DRAM and in its CB as bfp8_b tiles (converted on the
+    host as `ttnn.from_torch(k, dtype=ttnn.bfloat8_b)` does). `memory_space` ("L1" or
+    "DRAM"), `tiled` (True) and `ttnn_interop` are accepted as tt-lang spelled them
     (docs/dsl.md, "Coming from tt-lang").
     """
     given = {
@@ -204,10 +212,12 @@ def pykernel_gen(
                 ),
                 device=device,
                 device_grid=freeze(device_grid),
+                dtypes=tuple(sorted((dtypes or {}).items())),
                 **_tt_lang_options(given, unknown_options),
             )
         except OptionError as error:
             raise option_error(function, error) from None
+        check_decorator(function, options)
         return Kernel(function, options)
 
     return decorate
