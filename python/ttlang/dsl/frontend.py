@@ -154,7 +154,7 @@ def describe_tensors(
                 else f"gives `{name}` the dtype {dtype!r}, which is not one of {', '.join(DEVICE_DTYPES)}"
             )
             raise kernel.error(
-                _decorator_keyword(kernel, "dtypes"),
+                decorator_keyword(kernel, "dtypes"),
                 f"dtypes {problem}",
                 'map tensor parameter names to ttnn dtype names, e.g. dtypes={"k": "bfloat8_b"}',
             )
