@@ -177,7 +177,8 @@ def main() -> None:
         print(
             f"{list(shape)!s:<20} {'yes' if causal else 'no':<6} "
             f"{f'{compiled.q_chunk}/{compiled.k_chunk}':<10} {statistics.median(compiles):>9.3f} "
-            f"{emulator_seconds:>7.2f} {report.cycles:>9} {tflops:>8.2f} {100 * tflops / peak:>6.1f}% "
+            f"{emulator_seconds:>7.2f} {report.cycles:>9} {tflops:>8.2f} "
+            f"{100 * tflops / peak:>6.1f}% "
             f"{max(floors):>9} {max(floors) / report.cycles:>7.2f}  {bottleneck(report)}; floors "
             f"compute/DRAM/NoC {'/'.join(map(str, floors))}",
             flush=True,
