@@ -158,3 +158,46 @@ func.func @explicit_and_unused(%in: !dram, %unused: !dram, %out: !dram) {
   }
   return
 }
+
+// -----
+
+!tile = !ttcore.tile<32x32, bf16>
+!l1 = memref<1x1x!tile, #ttcore.memory_space<l1>>
+!cb = !d2m.cb<!l1>
+!dram = memref<1x2x!tile, #ttcore.memory_space<dram>>
+#rk = affine_map<(d0, d1, d2) -> (d0, d2)>
+#rn = affine_map<(d0, d1, d2) -> (d0, d1)>
+
+// Two inputs multicast along the same grid dim at one loop level (FlashAttention's k
+// and v) share one handshake: one semaphore pair, both reads then both multicasts.
+// CHECK-LABEL: func.func @one_handshake
+// CHECK:       }, {
+// CHECK-NEXT:  ^bb0(%[[K_CB:[^:]*]]: !d2m.cb<{{.*}}>, %[[V_CB:[^:]*]]: !d2m.cb<{{.*}}>, %{{[^:]*}}: !d2m.cb<{{.*}}>, %[[READY:k_v_ready[^:]*]]: !d2m.semaphore, %[[VALID:k_v_valid[^:]*]]: !d2m.semaphore):
+// CHECK:         %[[K_BLK:.*]] = d2m.reserve %[[K_CB]]
+// CHECK:         %[[V_BLK:.*]] = d2m.reserve %[[V_CB]]
+// CHECK:         scf.if
+// CHECK-NEXT:      %[[KTX:.*]] = d2m.dma_read %k[{{.*}}], %[[K_BLK]]
+// CHECK-NEXT:      %[[VTX:.*]] = d2m.dma_read %v[{{.*}}], %[[V_BLK]]
+// CHECK-NEXT:      d2m.dma_wait %[[KTX]]
+// CHECK-NEXT:      d2m.dma_wait %[[VTX]]
+// CHECK-NEXT:      d2m.semaphore_wait %[[READY]]
+// CHECK-NEXT:      %{{.*}} = d2m.dma_mcast %[[K_BLK]], %[[K_BLK]]
+// CHECK-NEXT:      %{{.*}} = d2m.dma_mcast %[[V_BLK]], %[[V_BLK]]
+// CHECK-NEXT:      d2m.dma_wait
+// CHECK-NEXT:      d2m.dma_wait
+// CHECK-NEXT:      d2m.semaphore_set %[[VALID]]
+// CHECK-NEXT:    } else {
+// CHECK-NEXT:      d2m.semaphore_inc %[[READY]]
+// CHECK-NEXT:      d2m.semaphore_wait %[[VALID]]
+// CHECK-NEXT:    }
+// CHECK-NEXT:    d2m.push %[[K_CB]]
+// CHECK-NEXT:    d2m.push %[[V_CB]]
+func.func @one_handshake(%k: !dram, %v: !dram, %out: !dram) {
+  d2m.generic {grid = #ttcore.grid<1x2>, block_factors = [1, 1, 1], indexing_maps = [#rk, #rk, #rn], iterator_types = [#ttcore.iterator_type<parallel>, #ttcore.iterator_type<parallel>, #ttcore.iterator_type<reduction>], threads = [#d2m.thread<compute>]} ins(%k, %v : !dram, !dram) outs(%out : !dram) {
+  ^bb0(%k_cb: !cb, %v_cb: !cb, %out_cb: !cb):
+    %x = d2m.wait %k_cb : !cb -> tensor<1x1x!tile>
+    %y = d2m.wait %v_cb : !cb -> tensor<1x1x!tile>
+    %o = d2m.reserve %out_cb : !cb -> tensor<1x1x!tile>
+  }
+  return
+}
