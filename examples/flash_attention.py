@@ -30,7 +30,7 @@ from dataclasses import dataclass
 import torch
 from ttlang import Program, TensorSpec, compute, full, maximum, pykernel_gen, zeros
 from ttlang.dsl.diagnostics import KernelError
-from ttlang.target.program_builder import L1_CB_BUDGET_BYTES
+from ttlang.device import load_device
 
 try:  # imported as examples.flash_attention (tests, bench), or run as a script
     from examples import flash_attention_explicit as explicit
@@ -39,7 +39,6 @@ except ModuleNotFoundError:
 
 TILE = 32
 NEG_INF = float("-inf")
-DEVICE_GRID = explicit.DEVICE_GRID
 
 
 def by_query(h, i, j):
@@ -63,7 +62,6 @@ def flash_attention_kernel(grid, q_chunk, k_chunk, head_dim, fp32_dest_acc):
         iterator_types=["parallel", "parallel", "reduction"],
         fp32_dest_acc_en=fp32_dest_acc,
         math_approx_mode=True,  # approximate exp, as tt-metal's SDPA
-        device_grid=DEVICE_GRID,
     )
     def flash_attention(q, k, v, out, scale: float = 1.0):
         units = (q.shape[0] // grid[0]) * (q.shape[1] // q_chunk // grid[1])
@@ -99,6 +97,8 @@ def flash_attention_kernel(grid, q_chunk, k_chunk, head_dim, fp32_dest_acc):
 
 KERNELS = ("implicit", "explicit")
 """`implicit`: the kernel above; `explicit`: examples/flash_attention_explicit.py's."""
+DEVICE_GRID = load_device().grid.compute_grid
+"""The cores (rows, cols) the n150 gives kernels (its device description)."""
 N150_CORES = 64
 PEAK_FLOP_PER_CYCLE = {"LoFi": 4096, "HiFi2": 2048, "HiFi3": 1365, "HiFi4": 1024}
 """Per core (shared/reference/tensix.md: 8x16 x 16x16 per cycle per fidelity phase)."""
@@ -239,7 +239,7 @@ def compile_flash_attention(
                     raise
                 failures.append(
                     f"q_chunk={q_size}, k_chunk={k_size}: needs {needed.group(1)} KiB of CBs, "
-                    f"a core has {L1_CB_BUDGET_BYTES // 1024} KiB of L1 for them"
+                    f"a core has {load_device().l1.cb_budget_bytes // 1024} KiB of L1 for them"
                 )
                 continue
             seconds = time.perf_counter() - start
@@ -291,7 +291,7 @@ def _check_shape(shape, grid) -> None:
     rows, cols = grid
     if not (1 <= rows <= DEVICE_GRID[0] and 1 <= cols <= DEVICE_GRID[1]):
         raise ValueError(
-            f"grid {grid} does not fit the {DEVICE_GRID[0]}x{DEVICE_GRID[1]} Tensix array"
+            f"grid {grid} does not fit the {DEVICE_GRID[0]}x{DEVICE_GRID[1]} compute grid"
         )
 
 

@@ -42,8 +42,6 @@ from ttlang import (
 
 TILE = 32
 NEG_INF = float("-inf")
-DEVICE_GRID = (8, 10)
-"""A Wormhole chip's Tensix array (rows, cols); an n150 gives kernels 8x8 of it."""
 
 
 @functools.cache
@@ -58,7 +56,6 @@ def flash_attention_kernel(grid, q_chunk, k_chunk, head_dim, causal, fp32_dest_a
         block_factors=[(qt, dt), (kt, dt), (kt, dt), mask_block, (qt, dt)],
         fp32_dest_acc_en=fp32_dest_acc,
         math_approx_mode=True,  # approximate exp, as tt-metal's SDPA
-        device_grid=DEVICE_GRID,
     )
     def flash_attention(q, k, v, mask, out, seq_len: int = 0, scale: float = 1.0):
         q_acc, k_acc, v_acc = TensorAccessor(q), TensorAccessor(k), TensorAccessor(v)

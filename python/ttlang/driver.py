@@ -41,6 +41,7 @@ DEFAULT_PIPELINE: tuple[str, ...] = (
     "d2m-dst-allocate",
     "d2m-lower-to-loops",
     "convert-d2m-to-ttkernel",
+    "ttkernel-place-inits",
     "cse",  # first: canonicalize is much faster on IR without duplicate constants
     "canonicalize",
     "convert-ttkernel-to-emitc",

@@ -58,8 +58,11 @@ from xdsl.ir import Operation, Region, SSAValue
 from xdsl.ir.affine import AffineExpr, AffineMap
 from xdsl.utils.exceptions import VerifyException
 
+from ttlang.device import load_device
 from ttlang.dialects import d2m
 from ttlang.dialects.ttcore import (
+    DEVICE_ATTR,
+    DeviceAttr,
     GridAttr,
     IteratorType,
     IteratorTypeAttr,
@@ -175,7 +178,7 @@ def check_options(
     grid_node = _decorator_keyword(kernel, "grid")
     if len(grid) != 2 or any(not isinstance(d, int) or d < 1 for d in grid):
         raise kernel.error(grid_node, f"grid must be two positive ints (rows, cols), but is {grid!r}")
-    device_rows, device_cols = options.device_grid
+    device_rows, device_cols = options.core_grid
     if grid[0] > device_rows or grid[1] > device_cols:
         raise kernel.error(
             grid_node,
@@ -425,7 +428,11 @@ class KernelBuilder:
         generic.location = kernel_func.location
         entry.add_op(generic)
         entry.add_op(func.ReturnOp())
-        return ModuleOp([kernel_func])
+        module = ModuleOp([kernel_func])
+        module.attributes[DEVICE_ATTR] = DeviceAttr.from_description(
+            load_device(self.options.device), self.options.core_grid
+        )
+        return module
 
     def _thread_region(self, thread: api.Thread) -> Region:
         source = parse_function(thread.function)

@@ -1,8 +1,9 @@
 """The emulator target: run a Program on the C++ Tensix emulator in a subprocess.
 
 The runtime executable and the kernels are built by `toolchain` (cached). A run
-exchanges files with the emulator in a temporary directory (program.txt, tile pages
-of every DRAM buffer, report.json; see lib/program_loader.h). A kernel that crashes
+exchanges files with the emulator in a temporary directory (program.txt, which names
+the device description file, tile pages of every DRAM buffer, report.json; see
+lib/program_loader.h). A kernel that crashes
 or hangs ends the subprocess, never this process: it comes back as EmulatorError.
 
 Tensors are passed by buffer, as on a device: every given tensor's contents are
@@ -21,6 +22,7 @@ from pathlib import Path
 
 import torch
 
+from ttlang.device import load_device
 from ttlang.runtime import tiles, toolchain
 from ttlang.runtime.errors import EmulatorError
 from ttlang.runtime.report import TimingReport
@@ -107,6 +109,7 @@ def _program_text(
     or the buffer an output shares)."""
     config = program.compute_config
     lines = [
+        f"device {load_device(program.device).path}",
         f"grid {program.grid[0]} {program.grid[1]}",
         f"compute_config {config.math_fidelity} {int(config.fp32_dest_acc_en)} "
         f"{int(config.math_approx_mode)} {int(config.dst_full_sync_en)}",

@@ -69,7 +69,7 @@ from xdsl.pattern_rewriter import (
 
 from ttlang.dialects import d2m
 from ttlang.dialects.ttcore import MemorySpace, MemorySpaceAttr, TileType
-from ttlang.target.compute_config import compute_config_of
+from ttlang.target.compute_config import dst_capacity_of
 from ttlang.transforms.analysis.dst_liveness import (
     DST_SLOT_ATTR,
     DST_SLOTS_ATTR,
@@ -184,7 +184,7 @@ class AllocateDst(RewritePattern):
             return
         if op.res:
             raise PassError(op, "still returns tensors; run d2m-bufferize first.")
-        capacity = compute_config_of(op).dst_capacity_tiles
+        capacity = dst_capacity_of(op)
         tiles = subblock_tiles(op)
         if tiles > capacity:
             raise PassError(

@@ -84,7 +84,7 @@ from xdsl.rewriter import InsertPoint
 
 from ttlang.dialects import d2m
 from ttlang.dialects.ttcore import MemorySpace, MemorySpaceAttr, TileType
-from ttlang.target.compute_config import compute_config_of
+from ttlang.target.compute_config import dst_capacity_of
 from ttlang.transforms.analysis.dst_liveness import (
     DST_SLOT_ATTR,
     DST_SLOTS_ATTR,
@@ -418,7 +418,7 @@ class LowerGenericToTileLoops(RewritePattern):
             return
         if op.res:
             raise PassError(op, "still returns tensors; run d2m-bufferize first.")
-        _lower_generic(op, compute_config_of(op).dst_capacity_tiles)
+        _lower_generic(op, dst_capacity_of(op))
         rewriter.erase(op)
 
 
