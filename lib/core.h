@@ -27,6 +27,17 @@ struct KernelThread {
   Fiber* fiber = nullptr;
   uint64_t reads_done_at = 0;   // completion of the last outstanding NoC read
   uint64_t writes_done_at = 0;  // completion of the last outstanding NoC write
+  // Transfers in flight, so that a race shows: a read's bytes land in L1 only when the
+  // thread waits for it (noc_async_read_barrier), and a CB page handed on while a
+  // transfer still uses it is reported (kernel_api.cpp, cb_push_back/cb_pop_front).
+  struct Transfer {
+    uint8_t* l1;                // the L1 range the transfer writes (reads) or reads (writes)
+    uint32_t size;
+    uint64_t done;              // when the NoC completes it
+    std::vector<uint8_t> data;  // a read's bytes, taken from the source at issue
+  };
+  std::vector<Transfer> reads_in_flight;
+  std::vector<Transfer> writes_in_flight;
   // CB traffic of a compute thread: tiles the unpacker read from CBs (copy_tile and the
   // CB operands of FPU ops, matmul, reduce, transpose, broadcast) and tiles packed.
   uint64_t tiles_unpacked = 0;

@@ -67,6 +67,38 @@ uint8_t* remote_l1(Core& core, uint32_t offset, uint32_t size, const char* call)
   return core.l1() + offset;
 }
 
+// Fails when a transfer this thread started still uses one of the `num_pages` pages
+// `cb_push_back` publishes (a read writing them) or `cb_pop_front` frees (a write
+// reading them); a transfer complete by now is landed instead (a read's bytes copied).
+void check_pages_settled(uint32_t cb_id, uint32_t num_pages, bool push) {
+  KernelThread& thread = device().thread();
+  if (thread.kind == ThreadKind::Compute) return;
+  CircularBuffer& cb = thread.core->cb(cb_id, push ? "cb_push_back" : "cb_pop_front");
+  auto& in_flight = push ? thread.reads_in_flight : thread.writes_in_flight;
+  uint64_t now = scheduler().now();
+  for (auto it = in_flight.begin(); it != in_flight.end();) {
+    bool overlaps = false;
+    for (uint32_t i = 0; i < num_pages && !overlaps; ++i) {
+      uint8_t* page = push ? cb.back_page_address(i) : cb.front_page_address(i);
+      overlaps = it->l1 < page + cb.page_size() && page < it->l1 + it->size;
+    }
+    if (!overlaps && it->done > now) {
+      ++it;
+      continue;
+    }
+    if (overlaps && it->done > now) {
+      const char* call = push ? "cb_push_back" : "cb_pop_front";
+      fail(std::string(call) + "(cb " + std::to_string(cb_id) + ", " + std::to_string(num_pages) + ") " +
+           (push ? "publishes a page a noc_async_read of this thread is still writing"
+                 : "frees a page a noc_async_write of this thread is still reading") +
+           " (the transfer completes at cycle " + std::to_string(it->done) + ", now is cycle " + std::to_string(now) +
+           "): call " + (push ? "noc_async_read_barrier()" : "noc_async_write_barrier()") + " before " + call);
+    }
+    if (push) std::memcpy(it->l1, it->data.data(), it->size);
+    it = in_flight.erase(it);
+  }
+}
+
 uint32_t hops_between(const Core& a, const Core& b) {
   return static_cast<uint32_t>(std::abs(a.row() - b.row()) + std::abs(a.col() - b.col()));
 }
@@ -128,6 +160,7 @@ void cb_wait_front(uint32_t cb, uint32_t num_pages) {
 void cb_pop_front(uint32_t cb, uint32_t num_pages) {
   device().math_lanes().drain(device().thread().core->index());  // pending matmuls may read the popped pages
   scheduler().advance(costs().cb_call);
+  check_pages_settled(cb, num_pages, /*push=*/false);
   device().thread().core->cb(cb, "cb_pop_front").pop_front(scheduler(), num_pages, scheduler().now());
 }
 void cb_reserve_back(uint32_t cb, uint32_t num_pages) {
@@ -149,6 +182,7 @@ void cb_push_back(uint32_t cb, uint32_t num_pages) {
   } else {
     scheduler().advance(costs().cb_call);
     time = scheduler().now();
+    check_pages_settled(cb, num_pages, /*push=*/true);
   }
   thread.core->cb(cb, "cb_push_back").push_back(scheduler(), num_pages, time);
 }
@@ -424,16 +458,20 @@ void noc_read(uint64_t src_noc_addr, uint32_t dst_l1_addr, uint32_t size) {
   NocAddress source = decode_noc_address(src_noc_addr);
   uint64_t now = scheduler().now();
   uint64_t done = now;
+  // The bytes are taken now and land at the barrier (noc_read_barrier): until then the
+  // destination holds what it held, as on hardware before the NoC delivers.
+  std::vector<uint8_t> data(size);
   if (source.kind == NocAddress::Kind::Dram) {
-    device().dram().read(static_cast<int>(source.bank), source.address, destination, size);
+    device().dram().read(static_cast<int>(source.bank), source.address, data.data(), size);
     done = device().noc().dram_read(thread.core->index(), source.bank, size, now);
   } else if (source.kind == NocAddress::Kind::Core) {
     Core& from = device().core_at_noc(source.x, source.y, call);
-    std::memmove(destination, remote_l1(from, source.address, size, call), size);
+    std::memcpy(data.data(), remote_l1(from, source.address, size, call), size);
     done = device().noc().core_read(thread.core->index(), hops_between(from, *thread.core), size, now);
   } else {
     fail(std::string(call) + ": source " + hex(src_noc_addr) + " is not a core or DRAM NoC address");
   }
+  thread.reads_in_flight.push_back({destination, size, done, std::move(data)});
   thread.reads_done_at = std::max(thread.reads_done_at, done);
   scheduler().advance(device().description().noc.issue_cycles);
 }
@@ -459,6 +497,7 @@ void noc_write(uint32_t src_l1_addr, uint64_t dst_noc_addr, uint32_t size) {
     fail(std::string(call) + ": destination " + hex(dst_noc_addr) +
          " is not a core or DRAM NoC address (multicast needs noc_async_write_multicast)");
   }
+  thread.writes_in_flight.push_back({const_cast<uint8_t*>(source), size, done, {}});
   thread.writes_done_at = std::max(thread.writes_done_at, done);
   scheduler().advance(device().description().noc.issue_cycles);
 }
@@ -478,6 +517,7 @@ void noc_write_multicast(uint32_t src_l1_addr, uint64_t dst_mcast_addr, uint32_t
       deliver_to_semaphore(*core, hops_between(*core, *thread.core), [] {});
   }
   uint64_t done = device().noc().core_write(thread.core->index(), farthest, size, scheduler().now());
+  thread.writes_in_flight.push_back({const_cast<uint8_t*>(source), size, done, {}});
   thread.writes_done_at = std::max(thread.writes_done_at, done);
   scheduler().advance(device().description().noc.issue_cycles);
 }
@@ -485,11 +525,14 @@ void noc_write_multicast(uint32_t src_l1_addr, uint64_t dst_mcast_addr, uint32_t
 void noc_read_barrier() {
   KernelThread& thread = device().thread();
   scheduler().wait_until(thread.reads_done_at);
+  for (const KernelThread::Transfer& read : thread.reads_in_flight) std::memcpy(read.l1, read.data.data(), read.size);
+  thread.reads_in_flight.clear();
 }
 
 void noc_write_barrier() {
   KernelThread& thread = device().thread();
   scheduler().wait_until(thread.writes_done_at);
+  thread.writes_in_flight.clear();
 }
 
 // ---- semaphores ---------------------------------------------------------------------------

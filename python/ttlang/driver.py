@@ -34,6 +34,7 @@ from ttlang.transforms.diagnostics import PassError
 
 DEFAULT_PIPELINE: tuple[str, ...] = (
     "d2m-generate-datamovement",
+    "d2m-check-cb-traffic",
     "d2m-elementwise-fusion",
     "d2m-bufferize",
     "d2m-memref-provenance",
