@@ -50,9 +50,10 @@ def by_key(h, i, j):
 
 
 @functools.cache
-def flash_attention_kernel(grid, q_chunk, k_chunk, head_dim, fp32_dest_acc):
-    """The kernel for one grid, chunk size pair, head size and DST mode (they fix its
-    CB blocks and compute configuration); cached, so its compilations are too."""
+def flash_attention_kernel(grid, q_chunk, k_chunk, head_dim, fp32_dest_acc, kv_dtype="bfloat16"):
+    """The kernel for one grid, chunk size pair, head size, DST mode and K/V device
+    dtype (they fix its CB blocks, formats and compute configuration); cached, so its
+    compilations are too."""
     qt, kt, dt = q_chunk // TILE, k_chunk // TILE, head_dim // TILE
 
     @pykernel_gen(
@@ -61,6 +62,7 @@ def flash_attention_kernel(grid, q_chunk, k_chunk, head_dim, fp32_dest_acc):
         indexing_maps=[by_query, by_key, by_key, by_query],
         iterator_types=["parallel", "parallel", "reduction"],
         fp32_dest_acc_en=fp32_dest_acc,
+        dtypes={"k": kv_dtype, "v": kv_dtype},  # "bfloat8_b": K and V as tt-metal's SDPA keeps them
         math_approx_mode=True,  # approximate exp, as tt-metal's SDPA
     )
     def flash_attention(q, k, v, out, scale: float = 1.0):
@@ -185,6 +187,7 @@ def compile_flash_attention(
     grid=(8, 8),
     fp32_dest_acc=False,
     kernel=None,
+    kv_dtype="bfloat16",
 ) -> FlashAttention:
     """Compiles FlashAttention for q, k, v of `shape` [B, H, S, D] with `kernel` (one of
     KERNELS; default: implicit, explicit when causal). An explicit chunk
@@ -192,7 +195,9 @@ def compile_flash_attention(
     cost model rewards (bench/flash_attention.py): the largest Q chunk that gives every
     core a unit (causal: two, a short and a long row of the triangle, if Q chunks
     stay >= 64 rows), and the largest K chunk that fits L1 (causal: 128 or the Q
-    chunk, whichever is larger, as wider diagonal blocks waste masked work)."""
+    chunk, whichever is larger, as wider diagonal blocks waste masked work).
+    `kv_dtype="bfloat8_b"` stores K and V as bfp8_b, as tt-metal's SDPA does: half the
+    bytes in DRAM, L1 and on the NoC, at bfp8_b's precision (docs/dsl.md)."""
     batch, heads, seq_len, head_dim = shape
     grid = tuple(grid)
     _check_shape(shape, grid)
@@ -221,12 +226,14 @@ def compile_flash_attention(
         for k_size in k_options:
             if kernel == "implicit":
                 cores = implicit_grid(shape, q_size, grid)
-                compiled = flash_attention_kernel(cores, q_size, k_size, head_dim, fp32_dest_acc)
+                compiled = flash_attention_kernel(
+                    cores, q_size, k_size, head_dim, fp32_dest_acc, kv_dtype
+                )
                 params = {"scale": scale}
             else:
                 cores = grid
                 compiled = explicit.flash_attention_kernel(
-                    grid, q_size, k_size, head_dim, causal, fp32_dest_acc
+                    grid, q_size, k_size, head_dim, causal, fp32_dest_acc, kv_dtype
                 )
                 params = {"seq_len": seq_len, "scale": scale}
             start = time.perf_counter()
@@ -261,6 +268,7 @@ def flash_attention(
     grid=(8, 8),
     fp32_dest_acc=False,
     kernel=None,
+    kv_dtype="bfloat16",
 ) -> torch.Tensor:
     """softmax(scale · q kᵀ [+ causal mask]) v for q, k, v of shape [B, H, S, D] (bf16; S
     and D multiples of 32), on the emulator. scale defaults to 1/sqrt(D)."""
@@ -277,6 +285,7 @@ def flash_attention(
         grid=grid,
         fp32_dest_acc=fp32_dest_acc,
         kernel=kernel,
+        kv_dtype=kv_dtype,
     )
     return compiled.run(q, k, v)
 

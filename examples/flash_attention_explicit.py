@@ -45,9 +45,12 @@ NEG_INF = float("-inf")
 
 
 @functools.cache
-def flash_attention_kernel(grid, q_chunk, k_chunk, head_dim, causal, fp32_dest_acc):
-    """The kernel for one grid, chunk size pair, head size, masking and DST mode (they
-    fix its CB blocks and compute configuration); cached, so its compilations are too."""
+def flash_attention_kernel(
+    grid, q_chunk, k_chunk, head_dim, causal, fp32_dest_acc, kv_dtype="bfloat16"
+):
+    """The kernel for one grid, chunk size pair, head size, masking, DST mode and K/V
+    device dtype (they fix its CB blocks, formats and compute configuration); cached,
+    so its compilations are too."""
     qt, kt, dt = q_chunk // TILE, k_chunk // TILE, head_dim // TILE
     mask_block = (qt, kt) if causal else (1, 1)  # non-causal: an unused one-tile CB
 
@@ -55,6 +58,7 @@ def flash_attention_kernel(grid, q_chunk, k_chunk, head_dim, causal, fp32_dest_a
         grid=grid,
         block_factors=[(qt, dt), (kt, dt), (kt, dt), mask_block, (qt, dt)],
         fp32_dest_acc_en=fp32_dest_acc,
+        dtypes={"k": kv_dtype, "v": kv_dtype},  # "bfloat8_b": K and V as tt-metal's SDPA keeps them
         math_approx_mode=True,  # approximate exp, as tt-metal's SDPA
     )
     def flash_attention(q, k, v, mask, out, seq_len: int = 0, scale: float = 1.0):
