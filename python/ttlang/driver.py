@@ -150,6 +150,11 @@ class Artifact:
         self._last_tensors = tensors
         return self.last_run
 
+    def __call__(self, *tensors: Any) -> Any:
+        """`artifact(a, b, out)`: runs like `run((a, b, out))`, as tt-lang's compiled
+        kernels were called."""
+        return self.run(tensors)
+
     def perf(self) -> Any:
         """The timing report (`ttlang.runtime.TimingReport`) of the last `run`."""
         if self.last_run is None:
