@@ -313,6 +313,7 @@ std::string Device::report_json() const {
            << "\", \"kernel\": " << json_string(thread.kernel_name) << ", \"cycles\": " << thread.fiber->clock()
            << ", \"busy\": " << thread.fiber->busy_cycles() << ", \"waiting\": " << thread.fiber->waiting_cycles()
            << ", \"tiles_unpacked\": " << thread.tiles_unpacked << ", \"tiles_packed\": " << thread.tiles_packed
+           << ", \"packer_busy\": " << thread.pack_busy << ", \"packer_waiting\": " << thread.pack_clock - thread.pack_busy
            << "}";
       first = false;
     }
