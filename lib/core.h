@@ -1,6 +1,7 @@
 // One Tensix core: its L1, circular buffers, DST registers and kernel threads.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -47,9 +48,17 @@ struct KernelThread {
   // fiber's clock is math's (unpack included); the packer keeps its own clock, and
   // tile_regs_acquire waits until the half it gets was released by the packer.
   uint64_t pack_clock = 0;
+  uint64_t pack_busy = 0;  // cycles of pack_clock the packer worked (the rest it waited)
   uint64_t committed_at = 0;
   uint64_t half_free_at[2] = {0, 0};
   uint32_t sections_released = 0;
+
+  // The packer's clock, as Scheduler::wait_until/advance are the fiber's.
+  void pack_wait_until(uint64_t time) { pack_clock = std::max(pack_clock, time); }
+  void pack_advance(uint64_t cycles) {
+    pack_clock += cycles;
+    pack_busy += cycles;
+  }
 };
 
 class Core {
