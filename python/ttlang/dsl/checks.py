@@ -116,7 +116,7 @@ def check_call(
     for key, value in params.items():
         if not isinstance(value, bool | int | float):
             raise KernelError(
-                f"{name}: keyword parameter `{key}` is {type(value).__name__}; keyword parameters "
+                f"{name}: kernel parameter `{key}` is {type(value).__name__}; keyword parameters "
                 "are compile-time int, float or bool values",
                 where,
                 "pass a number, or compute what the kernel needs from it in the kernel function",

@@ -75,7 +75,7 @@ def kernel(body=default_compute, reader_body=default_reader, writer_body=default
     options.setdefault("block_factors", [(2, 2), (1, 2), (2, 2)])
 
     @pykernel_gen(**options)  # <- decorator
-    def three(x, y, out):  # <- kernel_def
+    def three(x, y, out):
         x_acc, y_acc, out_acc = TensorAccessor(x), TensorAccessor(y), TensorAccessor(out)
 
         @compute()
@@ -325,22 +325,26 @@ def block_used_after_pop():
     compile_with(body)
 
 
-@bad(KernelError, "never matched", "pop()")
-def wait_never_popped():
+@bad(KernelError, "x_cb.pop() has no x_cb.wait() to release")
+def wait_popped_twice():
     def body(x_cb, y_cb, out_cb):
-        a = x_cb.wait()  # <- wait_never_popped
+        a = x_cb.wait()
         with y_cb.wait() as b, out_cb.reserve() as o:
             o.store(a + a)
+        x_cb.pop()
+        x_cb.pop()  # <- wait_popped_twice
 
     compile_with(body)
 
 
-@bad(KernelError, "never matched", "push()")
-def reserve_never_pushed():
+@bad(KernelError, "out_cb.push() has no out_cb.reserve() to release")
+def reserve_pushed_twice():
     def body(x_cb, y_cb, out_cb):
-        o = out_cb.reserve()  # <- reserve_never_pushed
+        o = out_cb.reserve()
         with x_cb.wait() as a, y_cb.wait() as b:
             o.store(a + a)
+        out_cb.push()
+        out_cb.push()  # <- reserve_pushed_twice
 
     compile_with(body)
 
@@ -363,15 +367,15 @@ def push_without_reserve():
     compile_with(body)
 
 
-@bad(KernelError, "must be matched by x_cb.pop() in the same iteration")
+@bad(KernelError, "x_cb.pop() has no x_cb.wait() to release")
 def release_outside_its_loop():
     def body(x_cb, y_cb, out_cb):
         b = y_cb.wait()
         o = out_cb.reserve()
         for i in range(1):
-            a = x_cb.wait()  # <- release_outside_its_loop
+            a = x_cb.wait()  # popped at the end of the loop body
             o.store(a + a)
-        x_cb.pop()
+        x_cb.pop()  # <- release_outside_its_loop
         y_cb.pop()
         out_cb.push()
 
@@ -918,7 +922,7 @@ def accessor_of_a_number():
     numbers.compile(X, OUT)
 
 
-@bad(KernelError, "keyword parameter `scale` is list", "int, float or bool")
+@bad(KernelError, "kernel parameter `scale` is list", "int, float or bool")
 def keyword_parameter_of_a_list():
     @pykernel_gen(grid=(1, 1))
     def scaled(x, out, scale=1.0):
@@ -1009,17 +1013,17 @@ def one_dimensional_tensor():
 # ====================================================================== decorator options
 
 
-@bad(KernelError, "block_factors has 2 entries", "3 tensors", at="kernel_def")
+@bad(KernelError, "block_factors has 2 entries", "3 tensors", at="decorator")
 def block_factors_count():
     compile_with(block_factors=[(2, 2), (1, 2)])  # <- block_factors_count
 
 
-@bad(KernelError, "not a block of", "2x2 tiles", at="kernel_def")
+@bad(KernelError, "not a block of", "2x2 tiles", at="decorator")
 def block_factors_larger_than_the_tensor():
     compile_with(block_factors=[(4, 4), (1, 2), (2, 2)])  # <- block_factors_larger_than_the_tensor
 
 
-@bad(KernelError, "cb_buffers has 2 entries", at="kernel_def")
+@bad(KernelError, "cb_buffers has 2 entries", at="decorator")
 def cb_buffers_count():
     compile_with(cb_buffers=[2, 2])  # <- cb_buffers_count
 
@@ -1029,17 +1033,17 @@ def cb_buffers_zero():
     kernel(cb_buffers=0)  # <- cb_buffers_zero
 
 
-@bad(KernelError, "memory_space", "L1", at="kernel_def")
-def memory_space_dram():
-    compile_with(memory_space="DRAM")  # <- memory_space_dram
+@bad(KernelError, "memory_space", "L1", at="decorator")
+def memory_space_unknown():
+    compile_with(memory_space="SRAM")  # <- memory_space_unknown
 
 
-@bad(KernelError, "larger than the device's 8x8", at="kernel_def")
+@bad(KernelError, "larger than the device's 8x8", at="decorator")
 def grid_larger_than_the_device():
     compile_with(grid=(9, 1))  # <- grid_larger_than_the_device
 
 
-@bad(KernelError, "grid must be two positive ints", at="kernel_def")
+@bad(KernelError, "grid must be two positive ints", at="decorator")
 def grid_with_zero_rows():
     compile_with(grid=(0, 1))  # <- grid_with_zero_rows
 
@@ -1059,7 +1063,7 @@ def no_outputs():
     kernel(num_outs=0)  # <- no_outputs
 
 
-@bad(KernelError, "num_outs=4", "3 tensors", at="kernel_def")
+@bad(KernelError, "num_outs=4", "3 tensors", at="decorator")
 def more_outputs_than_tensors():
     compile_with(num_outs=4)  # <- more_outputs_than_tensors
 
