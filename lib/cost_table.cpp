@@ -1,5 +1,7 @@
 #include "cost_table.h"
 
+#include <algorithm>
+
 namespace ttemu {
 
 int fidelity_phases(MathFidelity fidelity) {
@@ -22,12 +24,17 @@ const char* fidelity_name(MathFidelity fidelity) {
   return "?";
 }
 
-uint64_t matmul_tile_cycles(const CostTable& cost, MathFidelity fidelity) {
-  return cost.matmul_tile_per_phase * static_cast<uint64_t>(fidelity_phases(fidelity));
+uint64_t matmul_tile_cycles(const CostTable& cost, MathFidelity fidelity, DataFormat format) {
+  uint64_t floor = format == DataFormat::Float32 ? cost.matmul_tile_floor_fp32 : cost.matmul_tile_floor_bf16;
+  return std::max(cost.matmul_tile_per_phase * static_cast<uint64_t>(fidelity_phases(fidelity)), floor);
+}
+
+uint64_t reduce_tile_cycles(const CostTable& cost, MathFidelity fidelity) {
+  return cost.reduce_tile_per_phase * static_cast<uint64_t>(fidelity_phases(fidelity));
 }
 
 double peak_flops_per_cycle(const CostTable& cost, MathFidelity fidelity) {
-  return 2.0 * 32 * 32 * 32 / static_cast<double>(matmul_tile_cycles(cost, fidelity));
+  return 2.0 * 32 * 32 * 32 / static_cast<double>(cost.matmul_tile_per_phase * fidelity_phases(fidelity));
 }
 
 }  // namespace ttemu
