@@ -49,10 +49,8 @@ Rewrites:
   `d2m.tile_where` (all three operands in DST) is `where_tile` in DST's format (f32 with
   `fp32_dest_acc_en`, else bf16);
   `memref.store (memref.load %dst[s]), %cb_block[..]` -> `pack_tile`.
-- Each compute call is preceded by its init when the previous init differs (so an op
-  gets its init again after an op of another kind); inits that are the same on every
-  path through a loop are hoisted out of it; after a reduction, `reduce_uninit` comes
-  before the next init of another kind.
+- Each compute call directly follows its init; ttkernel-place-inits (the next pass)
+  hoists and deduplicates them.
 - `arith`/`scf` on `index` -> the same on `i32` (the kernel API's `uint32_t`).
 
 Before (compute region, one output tile):
@@ -305,9 +303,6 @@ class _KernelBuilder:
         for op in list(self.prologue.ops):
             op.detach()
             self.body.insert_op_before(op, first)
-        hoist_invariant_inits(self.body)
-        drop_repeated_inits(self.body)
-        insert_reduce_uninits(self.body)
         return self.body
 
     def _hw_startup(self, region: Region) -> None:
@@ -663,8 +658,8 @@ def _lower_scalar(
 ) -> None:
     """A tile and an f32 scalar: in place on the SFPU (the scalar's bits as an i32)."""
     k.operand(op.operands[0], op, want_cb=False)
-    builder.insert(ttkernel.BinopWithScalarTileInitOp())
     bits = _i32(builder, _f32_bits(op.scalar.value.data))  # type: ignore[attr-defined]
+    builder.insert(ttkernel.BinopWithScalarTileInitOp())
     builder.insert(_SCALAR[type(op)](dst, bits))
 
 
@@ -769,8 +764,8 @@ def _lower_fill(
     k: _KernelBuilder, op: Operation, engine: d2m.Engine, dst: SSAValue, builder: Builder
 ) -> None:
     assert isinstance(op, d2m.TileFillOp)
-    builder.insert(ttkernel.FillTileInitOp())
     value = builder.insert(arith.ConstantOp(FloatAttr(op.value.value.data, Float32Type()))).result
+    builder.insert(ttkernel.FillTileInitOp())
     builder.insert(ttkernel.FillTileOp(dst, value))
 
 
@@ -846,101 +841,6 @@ def emit_i32_loops(
     inner = Builder(InsertPoint.at_end(loop_block))
     emit_i32_loops(inner, extents[1:], lambda b, ivs: body(b, [loop_block.args[0], *ivs]))
     inner.insert(scf.YieldOp())
-
-
-# ----------------------------------------------------------------------- init placement
-
-_INIT_OPS = (
-    ttkernel.CopyTileInitOp, ttkernel.MMInitOp, ttkernel.ReduceInitOp, ttkernel.TransposeWHInitOp,
-    ttkernel.UnaryBcastInitOp, ttkernel.FillTileInitOp, ttkernel.BinopWithScalarTileInitOp,
-    ttkernel.AddTilesInitOp, ttkernel.SubTilesInitOp, ttkernel.MulTilesInitOp,
-    ttkernel.AddBinaryTileInitOp, ttkernel.SubBinaryTileInitOp, ttkernel.MulBinaryTileInitOp,
-    ttkernel.DivBinaryTileInitOp, ttkernel.BinaryMaxTileInitOp, ttkernel.CopyDestValuesInitOp,
-    ttkernel.ExpTileInitOp,
-    ttkernel.SqrtTileInitOp, ttkernel.RsqrtTileInitOp, ttkernel.RecipTileInitOp,
-    ttkernel.NegativeTileInitOp, ttkernel.AbsTileInitOp, ttkernel.BinaryDestReuseTilesInitOp,
-    ttkernel.InitBcastOp,
-    ttkernel.WhereTileInitOp,
-)  # fmt: skip
-
-
-def _init_key(op: Operation) -> tuple[object, ...]:
-    """Two inits with the same key configure the engines identically."""
-    return (
-        op.name,
-        tuple(op.operands),
-        tuple(sorted((k, str(v)) for k, v in op.properties.items())),
-    )
-
-
-def _inits_within(op: Operation) -> list[Operation]:
-    return [inner for inner in op.walk() if isinstance(inner, _INIT_OPS)]
-
-
-def _defined_inside(value: SSAValue, loop: Operation) -> bool:
-    owner = value.owner
-    return loop.is_ancestor(owner if isinstance(owner, Operation) else owner.parent_op())
-
-
-def hoist_invariant_inits(block: Block) -> None:
-    """Moves the init out of every loop (innermost first) whose inits are all the same
-    init on loop-invariant operands: it then holds on every iteration."""
-    for op in list(block.ops):
-        for region in op.regions:
-            for inner in region.blocks:
-                hoist_invariant_inits(inner)
-        if not isinstance(op, scf.ForOp):
-            continue
-        inits = _inits_within(op)
-        if not inits or len({_init_key(i) for i in inits}) != 1:
-            continue
-        if any(_defined_inside(operand, op) for operand in inits[0].operands):
-            continue
-        hoisted = inits[0]
-        hoisted.detach()
-        block.insert_op_before(hoisted, op)
-        for duplicate in inits[1:]:
-            Rewriter.erase_op(duplicate)
-
-
-def drop_repeated_inits(
-    block: Block, state: tuple[object, ...] | None = None
-) -> tuple[object, ...] | None:
-    """Erases inits equal to the init in force before them (straight-line; a loop's
-    body starts from an unknown state unless it has no inits of its own)."""
-    for op in list(block.ops):
-        if isinstance(op, _INIT_OPS):
-            key = _init_key(op)
-            if key == state:
-                Rewriter.erase_op(op)
-            else:
-                state = key
-        elif isinstance(op, scf.ForOp):
-            if _inits_within(op):
-                drop_repeated_inits(op.body.block, None)
-                state = None
-        elif op.regions:
-            for region in op.regions:
-                for inner in region.blocks:
-                    drop_repeated_inits(inner, None)
-            if _inits_within(op):
-                state = None
-    return state
-
-
-def insert_reduce_uninits(block: Block) -> None:
-    """Puts `reduce_uninit` before the first init of another kind that follows a
-    `reduce_init` in program order: a reduction reconfigures the packer, which the
-    other ops need back."""
-    reducing = False
-    for op in list(block.walk()):
-        if isinstance(op, ttkernel.ReduceInitOp):
-            reducing = True
-        elif reducing and isinstance(op, _INIT_OPS):
-            parent = op.parent_block()
-            assert parent is not None
-            parent.insert_op_before(ttkernel.ReduceUninitOp(), op)
-            reducing = False
 
 
 # ----------------------------------------------------------------------- the pass

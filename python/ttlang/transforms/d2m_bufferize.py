@@ -54,6 +54,10 @@ becomes (before bufferization proper)
     }
     %acc = d2m.wait %carry_cb ... d2m.pop %carry_cb (after the last use)
 
+Nested loops carrying blocks are streamed outermost first: the inner loop's result
+is then an ordinary value of the outer body, copied into the outer CB's next block
+before the inner CB's final block is popped.
+
 A yielded value that is also used inside the iteration is computed into an
 intermediate buffer and copied into the next block: the unpacker reads only a CB's
 front, and the front still holds the current value.
@@ -85,7 +89,7 @@ from xdsl.pattern_rewriter import (
 from xdsl.rewriter import InsertPoint
 
 from ttlang.dialects import d2m
-from ttlang.dialects.ttcore import MemorySpace, MemorySpaceAttr
+from ttlang.dialects.ttcore import MemorySpace, MemorySpaceAttr, TileType
 from ttlang.transforms.compute_region import (
     ancestor_in_block,
     compute_entry,
@@ -126,11 +130,14 @@ def _cb_block_type(cb: SSAValue) -> MemRefType:
 
 
 def copy_generic(source: SSAValue, destination: SSAValue) -> linalg.GenericOp:
-    """An identity `linalg.generic` copying the block `source` into `destination`."""
+    """An identity `linalg.generic` copying the block `source` into `destination`
+    (through DST: its body sees the tiles unpacked, e.g. bfp8_b as bf16)."""
     source_type = source.type
     assert isinstance(source_type, MemRefType)
     rank = source_type.get_num_dims()
     tile = source_type.get_element_type()
+    assert isinstance(tile, TileType)
+    tile = tile.unpacked()
     body = Block(arg_types=[tile, tile])
     body.add_op(linalg.YieldOp(body.args[0]))
     identity = AffineMapAttr(AffineMap.identity(rank))
@@ -296,7 +303,9 @@ class D2MBufferize(ModulePass):
     name = "d2m-bufferize"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        PatternRewriteWalker(StreamLoopCarriedBlocks(), walk_regions_first=True).rewrite_module(op)
+        # Outer loops first: an inner loop's result is then a value the outer body
+        # hands off (its last user an op, not the outer scf.yield).
+        PatternRewriteWalker(StreamLoopCarriedBlocks()).rewrite_module(op)
         PatternRewriteWalker(
             GreedyRewritePatternApplier(
                 [
