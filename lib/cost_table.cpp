@@ -24,9 +24,22 @@ const char* fidelity_name(MathFidelity fidelity) {
   return "?";
 }
 
-uint64_t matmul_tile_cycles(const CostTable& cost, MathFidelity fidelity, DataFormat format) {
-  uint64_t floor = format == DataFormat::Float32 ? cost.matmul_tile_floor_fp32 : cost.matmul_tile_floor_bf16;
-  return std::max(cost.matmul_tile_per_phase * static_cast<uint64_t>(fidelity_phases(fidelity)), floor);
+uint64_t matmul_tile_cycles(const CostTable& cost, MathFidelity fidelity) {
+  return cost.matmul_tile_per_phase * static_cast<uint64_t>(fidelity_phases(fidelity));
+}
+
+namespace {
+uint64_t matmul_floor(const CostTable& cost, DataFormat format) {
+  switch (format) {
+    case DataFormat::Float32: return cost.matmul_tile_floor_fp32;
+    case DataFormat::Bfp8_b: return cost.matmul_tile_floor_bfp8_b;
+    default: return cost.matmul_tile_floor_bf16;
+  }
+}
+}  // namespace
+
+uint64_t matmul_tile_cycles(const CostTable& cost, MathFidelity fidelity, DataFormat in0, DataFormat in1) {
+  return std::max({matmul_tile_cycles(cost, fidelity), matmul_floor(cost, in0), matmul_floor(cost, in1)});
 }
 
 uint64_t reduce_tile_cycles(const CostTable& cost, MathFidelity fidelity) {
@@ -34,7 +47,7 @@ uint64_t reduce_tile_cycles(const CostTable& cost, MathFidelity fidelity) {
 }
 
 double peak_flops_per_cycle(const CostTable& cost, MathFidelity fidelity) {
-  return 2.0 * 32 * 32 * 32 / static_cast<double>(cost.matmul_tile_per_phase * fidelity_phases(fidelity));
+  return 2.0 * 32 * 32 * 32 / static_cast<double>(matmul_tile_cycles(cost, fidelity));
 }
 
 }  // namespace ttemu

@@ -21,14 +21,17 @@ enum class MathFidelity { LoFi, HiFi2, HiFi3, HiFi4 };
 int fidelity_phases(MathFidelity fidelity);
 const char* fidelity_name(MathFidelity fidelity);
 
-// Cycles of one matmul_tiles at `fidelity` with in0 tiles of `format`: the fidelity
-// phases at matmul_tile_per_phase each, but never less than the format's floor (what
-// unpacking the operands costs; fitted on tt-metal's GEMM measurements).
-uint64_t matmul_tile_cycles(const CostTable& cost, MathFidelity fidelity, DataFormat format);
+// Cycles of the matrix engine for one 32x32x32 tile at `fidelity` (16 per phase): the
+// peak rate.
+uint64_t matmul_tile_cycles(const CostTable& cost, MathFidelity fidelity);
+// Cycles of one matmul_tiles on operands of formats `in0` and `in1`: the engine's cycles,
+// but never fewer than the larger floor of the two operands' formats (what unpacking
+// them costs; fitted on tt-metal's GEMM measurements).
+uint64_t matmul_tile_cycles(const CostTable& cost, MathFidelity fidelity, DataFormat in0, DataFormat in1);
 // Cycles of one reduce_tile at `fidelity`.
 uint64_t reduce_tile_cycles(const CostTable& cost, MathFidelity fidelity);
 // The hardware's peak FLOP per cycle per core at `fidelity`: one 32x32x32 tile per
-// matmul_tile_per_phase cycles per phase (the ideal, without format floors).
+// engine cycles (the ideal, without format floors).
 double peak_flops_per_cycle(const CostTable& cost, MathFidelity fidelity);
 
 }  // namespace ttemu

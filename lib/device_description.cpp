@@ -212,6 +212,7 @@ DeviceDescription load_device_description(const std::string& path) {
       {"matmul_tile_per_phase", &cost.matmul_tile_per_phase},
       {"matmul_tile_floor_bf16", &cost.matmul_tile_floor_bf16},
       {"matmul_tile_floor_fp32", &cost.matmul_tile_floor_fp32},
+      {"matmul_tile_floor_bfp8_b", &cost.matmul_tile_floor_bfp8_b},
       {"eltwise_add_tile", &cost.eltwise_add_tile},
       {"eltwise_mul_tile_per_phase", &cost.eltwise_mul_tile_per_phase},
       {"reduce_tile_per_phase", &cost.reduce_tile_per_phase},

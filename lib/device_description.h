@@ -16,8 +16,10 @@ namespace ttemu {
 // Cycles per kernel API call ([cost]); see docs/cost_model.md for each entry's source.
 struct CostTable {
   uint64_t matmul_tile_per_phase;
+  // A matmul tile with an operand of the format never takes fewer cycles than this.
   uint64_t matmul_tile_floor_bf16;
   uint64_t matmul_tile_floor_fp32;
+  uint64_t matmul_tile_floor_bfp8_b;
   uint64_t eltwise_add_tile;
   uint64_t eltwise_mul_tile_per_phase;
   uint64_t reduce_tile_per_phase;

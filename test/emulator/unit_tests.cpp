@@ -158,9 +158,14 @@ void test_noc_addresses() {
 void test_cost_table() {
   const CostTable& cost = n150().cost;
   // bf16 tiles cost the format's floor until the fidelity phases take longer.
-  CHECK(matmul_tile_cycles(cost, MathFidelity::LoFi, DataFormat::Float16_b) == cost.matmul_tile_floor_bf16);
-  CHECK(matmul_tile_cycles(cost, MathFidelity::HiFi2, DataFormat::Float16_b) == cost.matmul_tile_floor_bf16);
-  CHECK(matmul_tile_cycles(cost, MathFidelity::HiFi4, DataFormat::Float16_b) == 64);
+  const DataFormat bf16 = DataFormat::Float16_b;
+  CHECK(matmul_tile_cycles(cost, MathFidelity::LoFi, bf16, bf16) == cost.matmul_tile_floor_bf16);
+  CHECK(matmul_tile_cycles(cost, MathFidelity::HiFi2, bf16, bf16) == cost.matmul_tile_floor_bf16);
+  CHECK(matmul_tile_cycles(cost, MathFidelity::HiFi4, bf16, bf16) == 64);
+  // A mixed matmul takes the larger floor of its operands' formats.
+  CHECK(matmul_tile_cycles(cost, MathFidelity::LoFi, DataFormat::Bfp8_b, bf16) == cost.matmul_tile_floor_bf16);
+  CHECK(matmul_tile_cycles(cost, MathFidelity::LoFi, DataFormat::Bfp8_b, DataFormat::Bfp8_b) ==
+        std::max<uint64_t>(16, cost.matmul_tile_floor_bfp8_b));
   CHECK(cost.matmul_tile_floor_bf16 > 32 && cost.matmul_tile_floor_bf16 < 64);
   CHECK(reduce_tile_cycles(cost, MathFidelity::HiFi4) == 4 * cost.reduce_tile_per_phase);
   // The peak is the ideal engine rate, 8x16 x 16x16 per cycle per fidelity phase.
