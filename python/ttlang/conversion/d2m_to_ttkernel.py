@@ -43,7 +43,7 @@ Rewrites:
   CB `binary_dest_reuse_tiles` (the DST operand's slot takes the result), with both in
   DST the SFPU form; a matmul whose B is a `d2m.tile_transpose` of a CB tile reads
   that tile with the unpacker's transpose (`mm_init`/`matmul_tiles` `transpose = 1`);
-  a `d2m.tile_copy` of a DST tile is `copy_dest_values(d, s)` (destination first);
+  a `d2m.tile_copy` of a DST tile is `copy_dest_values<format>(s, d)` (source first);
   `d2m.tile_where` (all three operands in DST) is `where_tile` in DST's format (f32 with
   `fp32_dest_acc_en`, else bf16);
   `memref.store (memref.load %dst[s]), %cb_block[..]` -> `pack_tile`.
@@ -665,10 +665,11 @@ class _KernelBuilder:
                 ttkernel.BinaryDestReuseTilesOp(binary, reuse, from_cb.cb, from_cb.tile, dst)
             )
         elif isinstance(op, d2m.TileCopyOp):
-            # A DST-to-DST copy: copy_dest_values(to, from), destination first.
+            # A DST-to-DST copy: copy_dest_values<format>(from, to), source first.
             source = self.operand(op.input, op, want_cb=False)
+            dst_format = DataType.F32 if compute_config_of(op).fp32_dest_acc_en else DataType.BF16
             builder.insert(ttkernel.CopyDestValuesInitOp())
-            builder.insert(ttkernel.CopyDestValuesOp(dst, source.slot))
+            builder.insert(ttkernel.CopyDestValuesOp(dst_format, source.slot, dst))
         elif kind in _SFPU_BINARY:
             init, call = _SFPU_BINARY[kind]
             a, b = (self.operand(v, op, want_cb=False) for v in op.operands)

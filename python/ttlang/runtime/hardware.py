@@ -58,10 +58,6 @@ TORCH_DTYPES = {"bf16": torch.bfloat16, "fp32": torch.float32}
 TTNN_DTYPES = {"bf16": "bfloat16", "fp32": "float32"}  # attribute names on `ttnn`
 MAX_CBS = 32
 
-# tt-metal kernels that include reduce.h must define REDUCE_OP and REDUCE_DIM first
-# (they are the default template arguments of reduce_init/reduce_tile). Our kernels
-# always pass both template arguments explicitly, so the values here never take effect.
-REDUCE_DEFINES = (("REDUCE_OP", "PoolType::SUM"), ("REDUCE_DIM", "ReduceDim::REDUCE_ROW"))
 
 
 # ----------------------------------------------------------------------------------------
@@ -217,14 +213,13 @@ def _kernel_spec(program, kernel, cores: CoreRangeSpec, addresses: Mapping[str, 
     for x, y in cores.cores():  # a core without args gets an empty list, as ttnn wants
         args = per_core.get((y, x), [])
         runtime_args.append(((x, y), tuple(_resolve(a, addresses, kernel.name, y, x) for a in args)))
-    defines = REDUCE_DEFINES if kernel.kind == "compute" and _includes(kernel.source, "compute_kernel_api/reduce.h") else ()
     return KernelSpec(
         name=kernel.name,
         kind=kernel.kind,
         source=kernel.source,
         core_ranges=cores,
         compile_time_args=tuple(_uint32(a, f"kernel '{kernel.name}' compile-time arg") for a in kernel.compile_time_args),
-        defines=defines,
+        defines=(),
         runtime_args=tuple(runtime_args),
         config=compute_spec(program.compute_config) if kernel.kind == "compute" else kernel.kind,
     )
@@ -265,10 +260,6 @@ def _cb_spec(cb, cores: CoreRangeSpec) -> CBSpec:
         total_size=cb.num_pages * cb.page_size,
         core_ranges=cores,
     )
-
-
-def _includes(source: str, header: str) -> bool:
-    return re.search(r'#include\s*[<"]' + re.escape(header) + r'[>"]', source) is not None
 
 
 # NoC calls that take core coordinates. The emulator's coordinates are logical (x =

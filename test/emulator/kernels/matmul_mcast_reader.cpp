@@ -6,7 +6,7 @@
 // multicasts the block into the same CB address, then multicasts valid = 1.
 // Compile-time: cb_in0, Mt, Kt, Kb, Kt_total, grid cols.
 // Runtime: in0 address, first output tile row. Semaphores: 0 in0 ready, 1 in0 valid.
-#include "dataflow_api.h"
+#include "api/dataflow/dataflow_api.h"
 
 void kernel_main() {
   constexpr uint32_t cb_in0 = get_compile_time_arg_val(0);

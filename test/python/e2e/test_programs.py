@@ -143,7 +143,7 @@ def test_artifact_keeps_every_stage():
         "fused_chain_reader",
         "fused_chain_writer",
     }
-    assert "transpose_wh_tile" in artifact.sources["fused_chain_compute"]
+    assert "transpose_tile" in artifact.sources["fused_chain_compute"]
     program = artifact.program
     assert program.grid == (GRID, GRID)
     # three operand CBs (two blocks each) and one temporary, the transposed operand of the

@@ -235,18 +235,6 @@ def test_kernels_keep_source_name_and_compile_time_args():
         assert kernel.compile_time_args == tuple(source.compile_time_args) and kernel.compile_time_args
 
 
-def test_compute_kernels_using_reduce_get_tt_metals_reduce_defines():
-    softmax = hw.describe(compiled("softmax"), addresses_for(compiled("softmax")))
-    assert '#include "compute_kernel_api/reduce.h"' in kernel_of(softmax, "compute").source
-    assert dict(kernel_of(softmax, "compute").defines) == {
-        "REDUCE_OP": "PoolType::SUM",
-        "REDUCE_DIM": "ReduceDim::REDUCE_ROW",
-    }
-    assert kernel_of(softmax, "reader").defines == ()
-    matmul = hw.describe(compiled("matmul"), addresses_for(compiled("matmul")))
-    assert all(k.defines == () for k in matmul.kernels)
-
-
 # --- semaphores, io tensors -------------------------------------------------------------
 
 
@@ -299,56 +287,6 @@ def test_the_grid_must_fit_the_devices_compute_grid():
         hw.check_grid_fits((8, 8), (8, 7))
     with pytest.raises(RuntimeLaunchError, match="does not fit"):
         hw.check_grid_fits((2, 3), (2, 3))
-
-
-# --- the kernel sources against tt-metal's JIT -----------------------------------------
-
-# Header paths of tt-metal's kernel API before PR #34119 (Dec 2025), where each exists:
-# tt_metal/include/compute_kernel_api/... and tt_metal/hw/inc/dataflow_api.h.
-TT_METAL_HEADERS = {
-    "cstdint",
-    "dataflow_api.h",
-    "compute_kernel_api.h",
-    "compute_kernel_api/common.h",
-    "compute_kernel_api/cb_api.h",
-    "compute_kernel_api/reg_api.h",
-    "compute_kernel_api/pack.h",
-    "compute_kernel_api/tile_move_copy.h",
-    "compute_kernel_api/matmul.h",
-    "compute_kernel_api/reduce.h",
-    "compute_kernel_api/eltwise_binary.h",
-    "compute_kernel_api/bcast.h",
-    "compute_kernel_api/transpose_wh.h",
-    "compute_kernel_api/eltwise_unary/eltwise_unary.h",
-    "compute_kernel_api/eltwise_unary/exp.h",
-    "compute_kernel_api/eltwise_unary/recip.h",
-    "compute_kernel_api/eltwise_unary/sqrt.h",
-    "compute_kernel_api/eltwise_unary/rsqrt.h",
-    "compute_kernel_api/eltwise_unary/negative.h",
-    "compute_kernel_api/eltwise_unary/fill.h",
-    "compute_kernel_api/eltwise_unary/binop_with_scalar.h",
-    "compute_kernel_api/eltwise_binary_sfpu.h",
-    "compute_kernel_api/binary_max_min.h",
-    "compute_kernel_api/copy_dest_values.h",
-}
-
-
-@pytest.mark.parametrize("name", ["add", "matmul", "softmax", "configured", "multicast"])
-def test_generated_sources_have_tt_metal_includes_and_entry_points(name):
-    for kernel in compiled(name).kernels:
-        source = kernel.source
-        includes = set(re.findall(r'#include\s*[<"]([^>"]+)[>"]', source))
-        assert includes <= TT_METAL_HEADERS, f"{kernel.name}: unverified headers {includes - TT_METAL_HEADERS}"
-        if kernel.kind == "compute":
-            assert re.search(r"namespace NAMESPACE \{\s*void MAIN \{", source)
-            assert "dataflow_api.h" not in includes
-        else:
-            assert "void kernel_main() {" in source and "dataflow_api.h" in includes
-        # tt-metal's older get_compile_time_arg_val pastes its argument into a name:
-        # only integer literals work there.
-        indices = re.findall(r"get_compile_time_arg_val\(([^)]*)\)", source)
-        assert indices and all(re.fullmatch(r"\d+", i) for i in indices)
-        assert all(int(i) < len(kernel.compile_time_args) for i in indices)
 
 
 # --- the timing report ------------------------------------------------------------------
