@@ -40,7 +40,7 @@ from ttlang import (
     zeros,
 )
 from ttlang.dsl.diagnostics import KernelError
-from ttlang.target.program_builder import L1_CB_BUDGET_BYTES
+from ttlang.device import load_device
 
 TILE = 32
 NEG_INF = float("-inf")
@@ -58,7 +58,6 @@ def flash_attention_kernel(grid, q_chunk, k_chunk, head_dim, causal, fp32_dest_a
         block_factors=[(qt, dt), (kt, dt), (kt, dt), mask_block, (qt, dt)],
         fp32_dest_acc_en=fp32_dest_acc,
         math_approx_mode=True,  # approximate exp, as tt-metal's SDPA
-        device_grid=DEVICE_GRID,
     )
     def flash_attention(q, k, v, mask, out, seq_len: int = 0, scale: float = 1.0):
         q_acc, k_acc, v_acc = TensorAccessor(q), TensorAccessor(k), TensorAccessor(v)
@@ -191,8 +190,8 @@ def causal_mask_band(q_chunk: int, k_chunk: int) -> torch.Tensor:
 
 # ------------------------------------------------------------------ host side
 
-DEVICE_GRID = (8, 10)
-"""A Wormhole chip's Tensix array (rows, cols); an n150 gives kernels 8x8 of it."""
+DEVICE_GRID = load_device().grid.compute_grid
+"""The cores (rows, cols) the n150 gives kernels (its device description)."""
 N150_CORES = 64
 PEAK_FLOP_PER_CYCLE = {"LoFi": 4096, "HiFi2": 2048, "HiFi3": 1365, "HiFi4": 1024}
 """Per core (shared/reference/tensix.md: 8x16 x 16x16 per cycle per fidelity phase)."""
@@ -294,7 +293,7 @@ def compile_flash_attention(
                     raise
                 failures.append(
                     f"q_chunk={q_size}, k_chunk={k_size}: needs {needed.group(1)} KiB of CBs, "
-                    f"a core has {L1_CB_BUDGET_BYTES // 1024} KiB of L1 for them"
+                    f"a core has {load_device().l1.cb_budget_bytes // 1024} KiB of L1 for them"
                 )
                 continue
             seconds = time.perf_counter() - start
@@ -342,7 +341,7 @@ def _check_shape(shape, grid) -> None:
     rows, cols = grid
     if not (1 <= rows <= DEVICE_GRID[0] and 1 <= cols <= DEVICE_GRID[1]):
         raise ValueError(
-            f"grid {grid} does not fit the {DEVICE_GRID[0]}x{DEVICE_GRID[1]} Tensix array"
+            f"grid {grid} does not fit the {DEVICE_GRID[0]}x{DEVICE_GRID[1]} compute grid"
         )
 
 

@@ -16,7 +16,7 @@ const char* thread_kind_name(ThreadKind kind) {
 }
 
 CircularBuffer& Core::cb(uint32_t id, const char* call) {
-  if (id >= kMaxCircularBuffers || !cbs_[id].configured())
+  if (id >= cbs_.size() || !cbs_[id].configured())
     fail(std::string(call) + ": cb " + std::to_string(id) + " is not configured in the program");
   return cbs_[id];
 }

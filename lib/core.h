@@ -1,7 +1,6 @@
 // One Tensix core: its L1, circular buffers, DST registers and kernel threads.
 #pragma once
 
-#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -44,9 +43,8 @@ struct KernelThread {
 
 class Core {
  public:
-  static constexpr int kMaxCircularBuffers = 32;
-
-  Core(int row, int col, int index, uint8_t* l1) : row_(row), col_(col), index_(index), l1_(l1) {}
+  Core(int row, int col, int index, uint8_t* l1, uint32_t max_cbs)
+      : row_(row), col_(col), index_(index), l1_(l1), cbs_(max_cbs) {}
 
   int row() const { return row_; }
   int col() const { return col_; }
@@ -54,7 +52,7 @@ class Core {
   uint8_t* l1() const { return l1_; }
   DstRegisters& dst() { return dst_; }
   CircularBuffer& cb(uint32_t id, const char* call);
-  std::array<CircularBuffer, kMaxCircularBuffers>& cbs() { return cbs_; }
+  std::vector<CircularBuffer>& cbs() { return cbs_; }
   std::vector<KernelThread>& threads() { return threads_; }
   const std::vector<KernelThread>& threads() const { return threads_; }
   uint64_t flops() const { return flops_; }
@@ -83,7 +81,7 @@ class Core {
   int col_;
   int index_;
   uint8_t* l1_;
-  std::array<CircularBuffer, kMaxCircularBuffers> cbs_;
+  std::vector<CircularBuffer> cbs_;
   DstRegisters dst_;
   std::vector<KernelThread> threads_;
   std::vector<SemaphoreWaiter> semaphore_waiters_;

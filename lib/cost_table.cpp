@@ -22,12 +22,12 @@ const char* fidelity_name(MathFidelity fidelity) {
   return "?";
 }
 
-uint64_t matmul_tile_cycles(MathFidelity fidelity) {
-  return cost::kMatmulTilePerPhase * static_cast<uint64_t>(fidelity_phases(fidelity));
+uint64_t matmul_tile_cycles(const CostTable& cost, MathFidelity fidelity) {
+  return cost.matmul_tile_per_phase * static_cast<uint64_t>(fidelity_phases(fidelity));
 }
 
-double peak_flops_per_cycle(MathFidelity fidelity) {
-  return static_cast<double>(cost::kFlopsPerCycleLoFi) / fidelity_phases(fidelity);
+double peak_flops_per_cycle(const CostTable& cost, MathFidelity fidelity) {
+  return 2.0 * 32 * 32 * 32 / static_cast<double>(matmul_tile_cycles(cost, fidelity));
 }
 
 }  // namespace ttemu

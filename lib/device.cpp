@@ -74,13 +74,21 @@ void install_crash_handlers() {
 }
 }  // namespace
 
-Device::Device(const DeviceConfig& config) : config_(config), noc_(config.rows * config.cols) {
-  if (config.rows < 1 || config.cols < 1 || config.rows > 16 || config.cols > 16)
-    fail_setup("grid " + std::to_string(config.rows) + "x" + std::to_string(config.cols) +
-               " is not supported (1..16 rows and columns)");
+Device::Device(const DeviceConfig& config, DeviceDescription description)
+    : config_(config),
+      description_(std::move(description)),
+      dram_(description_.dram_banks, description_.dram_bank_bytes),
+      noc_(config.rows * config.cols, description_),
+      next_cb_offset_(description_.l1_reserved_bytes) {
+  if (config.rows < 1 || config.cols < 1 || config.rows > description_.compute_rows ||
+      config.cols > description_.compute_cols)
+    fail_setup("grid " + std::to_string(config.rows) + "x" + std::to_string(config.cols) + " does not fit the " +
+               description_.name + "'s " + std::to_string(description_.compute_rows) + "x" +
+               std::to_string(description_.compute_cols) + " compute grid");
+  const uint32_t l1_bytes = description_.l1_bytes;
   int count = config.rows * config.cols;
   // Kernels hold L1 addresses in uint32_t, as on hardware: map L1 below 4 GiB.
-  l1_region_bytes_ = static_cast<size_t>(count) * kL1Bytes;
+  l1_region_bytes_ = static_cast<size_t>(count) * l1_bytes;
 #ifdef MAP_32BIT
   void* region = mmap(nullptr, l1_region_bytes_, PROT_READ | PROT_WRITE,
                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT | MAP_NORESERVE, -1, 0);
@@ -94,8 +102,10 @@ Device::Device(const DeviceConfig& config) : config_(config), noc_(config.rows *
   l1_region_ = static_cast<uint8_t*>(region);
   for (int index = 0; index < count; ++index) {
     cores_.push_back(std::make_unique<Core>(index / config.cols, index % config.cols, index,
-                                            l1_region_ + static_cast<size_t>(index) * kL1Bytes));
-    cores_.back()->dst().configure(config.fp32_dest_acc_en, config.dst_full_sync_en);
+                                            l1_region_ + static_cast<size_t>(index) * l1_bytes,
+                                            description_.max_cbs));
+    int register_tiles = config.fp32_dest_acc_en ? description_.dst_tiles_32bit : description_.dst_tiles_16bit;
+    cores_.back()->dst().configure(register_tiles, config.fp32_dest_acc_en, config.dst_full_sync_en);
   }
   math_lanes_ = std::make_unique<MathLanes>(MathLanes::default_threads(), count);
   g_active_device = this;
@@ -118,23 +128,24 @@ std::string Device::context_label() const {
 
 void Device::add_cb(uint32_t id, uint32_t num_pages, uint32_t page_size, DataFormat format) {
   std::string name = "cb " + std::to_string(id);
-  if (id >= Core::kMaxCircularBuffers)
-    fail_setup(name + ": CB ids are 0.." + std::to_string(Core::kMaxCircularBuffers - 1));
+  if (id >= description_.max_cbs)
+    fail_setup(name + ": CB ids are 0.." + std::to_string(description_.max_cbs - 1));
   if (cores_[0]->cbs()[id].configured()) fail_setup(name + " is configured twice");
   if (!is_supported_format(format)) fail_setup(name + ": only bf16 and fp32 CBs are emulated");
   if (num_pages == 0 || page_size == 0) fail_setup(name + ": needs at least one page of nonzero size");
   uint64_t bytes = static_cast<uint64_t>(num_pages) * page_size;
   uint64_t end = next_cb_offset_ + bytes;
-  if (end > kL1Bytes) {
-    uint64_t total = end - kL1ReservedBytes;
+  const uint32_t l1_bytes = description_.l1_bytes, reserved = description_.l1_reserved_bytes;
+  if (end > l1_bytes) {
+    uint64_t total = end - reserved;
     fail_setup("L1 over-allocation: " + name + " (" + std::to_string(num_pages) + " pages x " +
                std::to_string(page_size) + " B) brings the CBs to " + std::to_string(total) +
-               " bytes, but a core has " + std::to_string(kL1Bytes - kL1ReservedBytes) +
-               " bytes of L1 for CBs (1464 KiB minus " + std::to_string(kL1ReservedBytes / 1024) +
-               " KiB reserved)");
+               " bytes, but a core has " + std::to_string(l1_bytes - reserved) + " bytes of L1 for CBs (" +
+               std::to_string(l1_bytes / 1024) + " KiB minus " + std::to_string(reserved / 1024) + " KiB reserved)");
   }
   for (auto& core : cores_) core->cbs()[id].configure(id, num_pages, page_size, format, core->l1() + next_cb_offset_);
-  next_cb_offset_ = static_cast<uint32_t>((end + kCbAlignment - 1) / kCbAlignment * kCbAlignment);
+  const uint32_t alignment = description_.cb_alignment;
+  next_cb_offset_ = static_cast<uint32_t>((end + alignment - 1) / alignment * alignment);
 }
 
 void Device::set_semaphores(const std::vector<uint32_t>& initial_values) {
@@ -190,8 +201,8 @@ Core& Device::core_at_noc(uint32_t x, uint32_t y, const char* call) {
 bool Device::locate_l1(uint32_t address, int* core_index, uint32_t* offset) const {
   uintptr_t base = reinterpret_cast<uintptr_t>(l1_region_);
   if (address < base || address >= base + l1_region_bytes_) return false;
-  *core_index = static_cast<int>((address - base) / kL1Bytes);
-  *offset = static_cast<uint32_t>((address - base) % kL1Bytes);
+  *core_index = static_cast<int>((address - base) / description_.l1_bytes);
+  *offset = static_cast<uint32_t>((address - base) % description_.l1_bytes);
   return true;
 }
 
@@ -271,12 +282,14 @@ std::string Device::report_json() const {
     }
     total_flops += core->flops();
   }
-  double seconds = critical_cycles / cost::kClockHz;
-  double peak = peak_flops_per_cycle(config_.math_fidelity) * cost::kClockHz * static_cast<double>(cores_.size());
+  const double clock_hz = description_.clock_hz;
+  double seconds = critical_cycles / clock_hz;
+  double peak = peak_flops_per_cycle(costs(), config_.math_fidelity) * clock_hz * static_cast<double>(cores_.size());
   json << "{\n";
+  json << " \"device\": " << json_string(description_.name) << ",\n";
   json << " \"grid\": [" << config_.rows << ", " << config_.cols << "],\n";
   json << " \"math_fidelity\": \"" << fidelity_name(config_.math_fidelity) << "\",\n";
-  json << " \"clock_hz\": " << cost::kClockHz << ",\n";
+  json << " \"clock_hz\": " << clock_hz << ",\n";
   json << " \"cycles\": " << critical_cycles << ",\n";
   json << " \"critical_core\": [" << critical / config_.cols << ", " << critical % config_.cols << "],\n";
   json << " \"time_s\": " << seconds << ",\n";

@@ -9,6 +9,7 @@
 
 #include "core.h"
 #include "cost_table.h"
+#include "device_description.h"
 #include "dram.h"
 #include "math_lanes.h"
 #include "noc.h"
@@ -16,9 +17,10 @@
 
 namespace ttemu {
 
+// What one program asks of the device: the grid it runs on and the compute configuration.
 struct DeviceConfig {
-  int rows = 8;  // the n150 compute grid (tensix.md)
-  int cols = 8;
+  int rows = 1;  // at most the description's compute grid
+  int cols = 1;
   MathFidelity math_fidelity = MathFidelity::HiFi2;
   bool fp32_dest_acc_en = false;
   bool math_approx_mode = false;
@@ -33,16 +35,13 @@ struct KernelSpec {
 
 class Device {
  public:
-  // L1 per core: 1464 KiB (tensix.md). The low part is reserved for firmware, kernel
-  // binaries and semaphores (estimate: 100 KiB); CBs are allocated above it.
-  static constexpr uint32_t kL1Bytes = 1464 * 1024;
-  static constexpr uint32_t kL1ReservedBytes = 100 * 1024;
+  // Semaphores sit in the reserved low L1 (below description.l1_reserved_bytes, where
+  // the CBs start).
   static constexpr uint32_t kSemaphoreOffset = 0x1000;
   static constexpr uint32_t kSemaphoreStride = 16;
   static constexpr uint32_t kMaxSemaphores = 32;
-  static constexpr uint32_t kCbAlignment = 32;
 
-  explicit Device(const DeviceConfig& config);
+  Device(const DeviceConfig& config, DeviceDescription description);
   ~Device();
   Device(const Device&) = delete;
   Device& operator=(const Device&) = delete;
@@ -63,6 +62,9 @@ class Device {
   // ---- used by the kernel API while running ----
   static Device& active();
   const DeviceConfig& config() const { return config_; }
+  const DeviceDescription& description() const { return description_; }
+  const CostTable& costs() const { return description_.cost; }
+  uint32_t l1_bytes() const { return description_.l1_bytes; }
   Scheduler& scheduler() { return scheduler_; }
   NocTiming& noc() { return noc_; }
   MathLanes& math_lanes() { return *math_lanes_; }
@@ -78,6 +80,7 @@ class Device {
   std::string context_label() const;
 
   DeviceConfig config_;
+  DeviceDescription description_;
   Scheduler scheduler_;
   Dram dram_;
   NocTiming noc_;
@@ -87,7 +90,7 @@ class Device {
   std::vector<std::unique_ptr<Core>> cores_;
   std::vector<KernelSpec> kernels_;
   std::vector<std::vector<std::vector<uint32_t>>> runtime_args_;  // [kernel][core]
-  uint32_t next_cb_offset_ = kL1ReservedBytes;
+  uint32_t next_cb_offset_;
   uint32_t num_semaphores_ = 0;
 };
 

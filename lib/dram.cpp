@@ -16,10 +16,12 @@ std::string hex(uint64_t value) {
 }
 }  // namespace
 
+Dram::Dram(int banks, uint64_t bank_bytes) : banks_(banks), bank_bytes_(std::min<uint64_t>(bank_bytes, 0xffffffffull)) {}
+
 uint32_t Dram::allocate(const std::string& name, DataFormat format, uint32_t num_pages, uint32_t page_size) {
-  uint64_t pages_per_bank = (num_pages + kBanks - 1) / kBanks;
+  uint64_t pages_per_bank = (num_pages + banks_ - 1) / banks_;
   uint64_t footprint = (pages_per_bank * page_size + kAlignment - 1) / kAlignment * kAlignment;
-  if (next_address_ + footprint > kBankBytes)
+  if (next_address_ + footprint > bank_bytes_)
     fail_setup("DRAM is full: buffer '" + name + "' needs " + std::to_string(footprint) + " bytes per bank");
   Buffer buffer{name, format, page_size, num_pages, static_cast<uint32_t>(next_address_), footprint, {}};
   buffer.data.assign(static_cast<size_t>(num_pages) * page_size, 0);
@@ -43,11 +45,11 @@ void Dram::for_each_chunk(int bank, uint32_t address, uint32_t size, const char*
     fail(std::string("out-of-bounds DRAM ") + what + ": bank " + std::to_string(bank) + " address " + hex(address) +
          ", " + std::to_string(size) + " bytes: " + why);
   };
-  if (bank < 0 || bank >= kBanks) out_of_bounds("no such bank");
+  if (bank < 0 || bank >= banks_) out_of_bounds("no such bank");
   if (!owner) out_of_bounds("not inside any allocated buffer");
   uint32_t offset = address - owner->base;
   while (size > 0) {
-    uint64_t page = static_cast<uint64_t>(offset / owner->page_size) * kBanks + bank;
+    uint64_t page = static_cast<uint64_t>(offset / owner->page_size) * banks_ + bank;
     uint32_t in_page = offset % owner->page_size;
     if (page >= owner->num_pages)
       out_of_bounds("past the last page of buffer '" + owner->name + "' (" + std::to_string(owner->num_pages) +

@@ -1,27 +1,27 @@
-// Device DRAM: buffers of tile pages interleaved round-robin over 12 banks.
+// Device DRAM: buffers of tile pages interleaved round-robin over the device's banks.
 //
 // A buffer gets the same base address in every bank (as tt-metal's allocator does);
-// page p lives in bank p % 12 at base + (p / 12) * page_size. Any access outside the
-// pages of an allocated buffer is an error.
+// with B banks, page p lives in bank p % B at base + (p / B) * page_size. Any access
+// outside the pages of an allocated buffer is an error.
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
-#include "cost_table.h"
 #include "ttemu/kernel_bridge.h"
 
 namespace ttemu {
 
 class Dram {
  public:
-  static constexpr int kBanks = cost::kDramBanks;
   // First allocatable bank address (below it: reserved, as on hardware); estimate.
   static constexpr uint32_t kFirstAddress = 0x20000;
   static constexpr uint32_t kAlignment = 64;
-  // 12 GB over 12 banks (tensix.md "Chip"); addresses are 32-bit, so stay below 4 GiB.
-  static constexpr uint64_t kBankBytes = 1ull << 30;
+
+  // `bank_bytes` is capped below 4 GiB: kernels hold bank addresses in 32 bits.
+  Dram(int banks, uint64_t bank_bytes);
+  int banks() const { return banks_; }
 
   struct Buffer {
     std::string name;
@@ -47,6 +47,8 @@ class Dram {
   template <typename Visit>
   void for_each_chunk(int bank, uint32_t address, uint32_t size, const char* what, Visit visit) const;
 
+  int banks_;
+  uint64_t bank_bytes_;
   std::vector<Buffer> buffers_;
   uint64_t next_address_ = kFirstAddress;
 };

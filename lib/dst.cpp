@@ -19,11 +19,10 @@ const char* phase_name(DstRegisters::Phase phase) {
 }
 }  // namespace
 
-void DstRegisters::configure(bool fp32, bool full_sync) {
+void DstRegisters::configure(int register_tiles, bool fp32, bool full_sync) {
   fp32_ = fp32;
   full_sync_ = full_sync;
-  int full = fp32 ? 8 : 16;
-  capacity_ = full_sync ? full : full / 2;
+  capacity_ = full_sync ? register_tiles : register_tiles / 2;
   values_.assign(static_cast<size_t>(capacity_) * kTileElements, 0.0f);
   written_.assign(capacity_, false);
 }

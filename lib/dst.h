@@ -1,7 +1,7 @@
 // The DST register file of one core and its sync protocol.
 //
-// Capacity follows ComputeConfig (16-bit DST: 16 tiles full sync / 8 half sync; 32-bit
-// DST with fp32_dest_acc_en: 8 / 4). Values are held as fp32 and rounded to bf16 on
+// Capacity follows the device ([dst]: on Wormhole 16 tiles of 16-bit data, 8 of 32-bit
+// data with fp32_dest_acc_en) and ComputeConfig (half sync gives a section half of it). Values are held as fp32 and rounded to bf16 on
 // every write when DST is 16-bit. The protocol is MATH: tile_regs_acquire, math,
 // tile_regs_commit; PACK: tile_regs_wait, pack_tile, tile_regs_release. Math outside
 // acquire..commit, pack outside wait..release, and indices beyond capacity are errors.
@@ -18,7 +18,8 @@ class DstRegisters {
  public:
   enum class Phase { Released, Acquired, Committed, Waited };
 
-  void configure(bool fp32, bool full_sync);
+  // `register_tiles`: tiles the whole register holds in the chosen (16/32-bit) format.
+  void configure(int register_tiles, bool fp32, bool full_sync);
   int capacity() const { return capacity_; }
 
   // Fails if a section is still held when the compute kernel returns.

@@ -1,6 +1,7 @@
 // The kernel API (include/ttemu/kernel_bridge.h) on the running device: each call finds
 // the calling core and thread, checks the call, performs it and charges its cost.
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -20,6 +21,7 @@ namespace {
 
 Device& device() { return Device::active(); }
 Scheduler& scheduler() { return Device::active().scheduler(); }
+const CostTable& costs() { return Device::active().costs(); }
 
 // The calling compute thread's core; compute calls from a data-movement kernel fail.
 // Deferred matmuls (math_lanes.h) finish first unless the call is another matmul.
@@ -53,14 +55,14 @@ uint32_t local_l1_offset(uint32_t address, uint32_t size, const char* call, cons
   Core& self = *device().thread().core;
   if (!device().locate_l1(address, &core_index, &offset) || core_index != self.index())
     fail(std::string(call) + ": " + role + " address " + hex(address) + " is not in this core's L1");
-  if (static_cast<uint64_t>(offset) + size > Device::kL1Bytes)
+  if (static_cast<uint64_t>(offset) + size > device().l1_bytes())
     fail(std::string(call) + ": " + role + " range " + hex(address) + " + " + std::to_string(size) +
          " bytes runs past the end of L1");
   return offset;
 }
 
 uint8_t* remote_l1(Core& core, uint32_t offset, uint32_t size, const char* call) {
-  if (static_cast<uint64_t>(offset) + size > Device::kL1Bytes)
+  if (static_cast<uint64_t>(offset) + size > device().l1_bytes())
     fail(std::string(call) + ": L1 offset " + hex(offset) + " + " + std::to_string(size) + " bytes on " +
          core.label() + " runs past the end of L1");
   return core.l1() + offset;
@@ -93,7 +95,7 @@ std::vector<Core*> multicast_targets(const NocAddress& target, bool include_self
 // Runs `action` when a message sent now over `hops` arrives, then wakes the target's
 // semaphore waiters.
 void deliver_to_semaphore(Core& target, uint32_t hops, std::function<void()> action) {
-  uint64_t arrival = scheduler().now() + NocTiming::message_latency(hops);
+  uint64_t arrival = scheduler().now() + device().noc().message_latency(hops);
   Core* core = &target;
   scheduler().schedule(arrival, [core, arrival, action = std::move(action)] {
     action();
@@ -122,43 +124,43 @@ uint32_t common_runtime_arg(uint32_t index) {
 void cb_wait_front(uint32_t cb, uint32_t num_pages) {
   uint64_t pushed = device().thread().core->cb(cb, "cb_wait_front").wait_front(scheduler(), num_pages);
   scheduler().wait_until(pushed);
-  scheduler().advance(cost::kCbCall);
+  scheduler().advance(costs().cb_call);
 }
 void cb_pop_front(uint32_t cb, uint32_t num_pages) {
   device().math_lanes().drain(device().thread().core->index());  // pending matmuls may read the popped pages
-  scheduler().advance(cost::kCbCall);
+  scheduler().advance(costs().cb_call);
   device().thread().core->cb(cb, "cb_pop_front").pop_front(scheduler(), num_pages, scheduler().now());
 }
 void cb_reserve_back(uint32_t cb, uint32_t num_pages) {
   KernelThread& thread = device().thread();
   uint64_t freed = thread.core->cb(cb, "cb_reserve_back").reserve_back(scheduler(), num_pages);
   if (thread.kind == ThreadKind::Compute) {
-    thread.pack_clock = std::max(thread.pack_clock, freed) + cost::kCbCall;
+    thread.pack_clock = std::max(thread.pack_clock, freed) + costs().cb_call;
   } else {
     scheduler().wait_until(freed);
-    scheduler().advance(cost::kCbCall);
+    scheduler().advance(costs().cb_call);
   }
 }
 void cb_push_back(uint32_t cb, uint32_t num_pages) {
   KernelThread& thread = device().thread();
   uint64_t time;
   if (thread.kind == ThreadKind::Compute) {
-    thread.pack_clock += cost::kCbCall;
+    thread.pack_clock += costs().cb_call;
     time = thread.pack_clock;
   } else {
-    scheduler().advance(cost::kCbCall);
+    scheduler().advance(costs().cb_call);
     time = scheduler().now();
   }
   thread.core->cb(cb, "cb_push_back").push_back(scheduler(), num_pages, time);
 }
 bool cb_pages_available_at_front(uint32_t cb, uint32_t num_pages) {
   scheduler().sync_point();
-  scheduler().advance(cost::kCbCall);
+  scheduler().advance(costs().cb_call);
   return device().thread().core->cb(cb, "cb_pages_available_at_front").pages_filled() >= num_pages;
 }
 bool cb_pages_reservable_at_back(uint32_t cb, uint32_t num_pages) {
   scheduler().sync_point();
-  scheduler().advance(cost::kCbCall);
+  scheduler().advance(costs().cb_call);
   return device().thread().core->cb(cb, "cb_pages_reservable_at_back").pages_free() >= num_pages;
 }
 uint32_t cb_read_ptr(uint32_t cb) {
@@ -179,24 +181,24 @@ void tile_regs_acquire() {
   bool full_sync = device().config().dst_full_sync_en;
   scheduler().wait_until(thread.half_free_at[full_sync ? 0 : thread.sections_released % 2]);
   core.dst().acquire();
-  scheduler().advance(cost::kTileRegsSync);
+  scheduler().advance(costs().tile_regs_sync);
 }
 void tile_regs_commit() {
   Core& core = compute_core("tile_regs_commit", false);
   core.dst().commit();
   device().math_lanes().seal(core.index());  // the section's matmuls may start
-  scheduler().advance(cost::kTileRegsSync);
+  scheduler().advance(costs().tile_regs_sync);
   device().thread().committed_at = scheduler().now();
 }
 void tile_regs_wait() {
   compute_core("tile_regs_wait").dst().wait();
   KernelThread& thread = device().thread();
-  thread.pack_clock = std::max(thread.pack_clock, thread.committed_at) + cost::kTileRegsSync;
+  thread.pack_clock = std::max(thread.pack_clock, thread.committed_at) + costs().tile_regs_sync;
 }
 void tile_regs_release() {
   compute_core("tile_regs_release").dst().release();
   KernelThread& thread = device().thread();
-  thread.pack_clock += cost::kTileRegsSync;
+  thread.pack_clock += costs().tile_regs_sync;
   bool full_sync = device().config().dst_full_sync_en;
   thread.half_free_at[full_sync ? 0 : thread.sections_released % 2] = thread.pack_clock;
   ++thread.sections_released;
@@ -207,7 +209,7 @@ void init(InitKind kind) {
                                       "add/sub/mul_init", "bcast init", "transpose_init", "SFPU op init",
                                       "pack_reconfig_data_format"};
   compute_core(names[static_cast<int>(kind)]);
-  scheduler().advance(cost::kInit);
+  scheduler().advance(costs().init);
 }
 
 // tt-metal 0.81.1 sets the B transpose in matmul_init, not per matmul_tiles.
@@ -234,7 +236,7 @@ void copy_tile(uint32_t cb, uint32_t tile, uint32_t dst) {
   unpack_tile(in.front_page(tile, "copy_tile"), in.format(), out);
   ++device().thread().tiles_unpacked;
   core.dst().store(dst);
-  scheduler().advance(cost::kCopyTile);
+  scheduler().advance(costs().copy_tile);
 }
 
 void pack_tile(uint32_t dst, uint32_t cb, uint32_t out_tile, bool out_of_order) {
@@ -245,7 +247,7 @@ void pack_tile(uint32_t dst, uint32_t cb, uint32_t out_tile, bool out_of_order) 
   uint8_t* page = out_of_order ? out.back_page(out_tile, "pack_tile") : out.next_pack_page("pack_tile");
   pack_tile_page(values, out.format(), page);
   ++device().thread().tiles_packed;
-  device().thread().pack_clock += (out.page_size() + cost::kPackBytesPerCycle - 1) / cost::kPackBytesPerCycle;
+  device().thread().pack_clock += static_cast<uint64_t>(std::ceil(out.page_size() / costs().pack_bytes_per_cycle));
 }
 
 void matmul_tiles(uint32_t cb0, uint32_t cb1, uint32_t tile0, uint32_t tile1, uint32_t dst, bool transpose_b) {
@@ -261,7 +263,7 @@ void matmul_tiles(uint32_t cb0, uint32_t cb1, uint32_t tile0, uint32_t tile1, ui
   device().thread().tiles_unpacked += 2;
   core.dst().mark_written(dst);
   core.add_flops(2ull * kTileRows * kTileCols * kTileCols);
-  scheduler().advance(matmul_tile_cycles(device().config().math_fidelity));
+  scheduler().advance(matmul_tile_cycles(costs(), device().config().math_fidelity));
 }
 
 void reduce_tile(ReducePool pool, ReduceAxis axis, uint32_t cb, uint32_t cb_scaler, uint32_t tile,
@@ -274,7 +276,7 @@ void reduce_tile(ReducePool pool, ReduceAxis axis, uint32_t cb, uint32_t cb_scal
   // The scaler is element [0][0] of the scaler tile (see docs/emulator.md).
   ttemu::reduce_tile(pool, axis, a, scaler[0], core.dst().written(dst), out);
   core.dst().store(dst);
-  scheduler().advance(cost::kReduceTile);
+  scheduler().advance(costs().reduce_tile);
 }
 
 void binary_tiles(BinaryOp op, Broadcast bcast, uint32_t cb0, uint32_t cb1, uint32_t tile0, uint32_t tile1,
@@ -288,7 +290,7 @@ void binary_tiles(BinaryOp op, Broadcast bcast, uint32_t cb0, uint32_t cb1, uint
   binary_tile(op, bcast, a, b, accumulate, out);
   core.dst().store(dst);
   int phases = op == BinaryOp::Mul ? fidelity_phases(device().config().math_fidelity) : 1;
-  scheduler().advance(op == BinaryOp::Mul ? cost::kEltwiseMulTilePerPhase * phases : cost::kEltwiseAddTile);
+  scheduler().advance(op == BinaryOp::Mul ? costs().eltwise_mul_tile_per_phase * phases : costs().eltwise_add_tile);
 }
 
 void binary_dest_reuse_tiles(BinaryOp op, DestReuse reuse, uint32_t cb, uint32_t tile, uint32_t dst) {
@@ -305,7 +307,7 @@ void binary_dest_reuse_tiles(BinaryOp op, DestReuse reuse, uint32_t cb, uint32_t
     binary_tile(op, Broadcast::None, operand, held, false, out);
   core.dst().store(dst);
   int phases = op == BinaryOp::Mul ? fidelity_phases(device().config().math_fidelity) : 1;
-  scheduler().advance(op == BinaryOp::Mul ? cost::kEltwiseMulTilePerPhase * phases : cost::kEltwiseAddTile);
+  scheduler().advance(op == BinaryOp::Mul ? costs().eltwise_mul_tile_per_phase * phases : costs().eltwise_add_tile);
 }
 
 void unary_bcast(Broadcast bcast, uint32_t cb, uint32_t tile, uint32_t dst) {
@@ -315,7 +317,7 @@ void unary_bcast(Broadcast bcast, uint32_t cb, uint32_t tile, uint32_t dst) {
   unpack_front(core, cb, tile, "unary_bcast", in);
   broadcast_tile(bcast, in, out);
   core.dst().store(dst);
-  scheduler().advance(cost::kUnaryBcastTile);
+  scheduler().advance(costs().unary_bcast_tile);
 }
 
 void transpose_wh_tile(uint32_t cb, uint32_t tile, uint32_t dst) {
@@ -325,7 +327,7 @@ void transpose_wh_tile(uint32_t cb, uint32_t tile, uint32_t dst) {
   unpack_front(core, cb, tile, "transpose_wh_tile", in);
   transpose_tile(in, out);
   core.dst().store(dst);
-  scheduler().advance(cost::kTransposeTile);
+  scheduler().advance(costs().transpose_tile);
 }
 
 void sfpu_unary(SfpuUnary op, uint32_t dst, float param, bool approx) {
@@ -334,10 +336,10 @@ void sfpu_unary(SfpuUnary op, uint32_t dst, float param, bool approx) {
   bool approximate = approx || device().config().math_approx_mode;
   sfpu_unary_tile(op, param, approximate, values);
   core.dst().store(dst);
-  uint64_t cycles = cost::kSfpuSimpleTile;
-  if (op == SfpuUnary::Exp) cycles = approximate ? cost::kExpApproxTile : cost::kExpTile;
-  if (op == SfpuUnary::Recip || op == SfpuUnary::DivScalar) cycles = cost::kRecipTile;
-  if (op == SfpuUnary::Sqrt || op == SfpuUnary::Rsqrt) cycles = cost::kSqrtTile;
+  uint64_t cycles = costs().sfpu_simple_tile;
+  if (op == SfpuUnary::Exp) cycles = approximate ? costs().exp_approx_tile : costs().exp_tile;
+  if (op == SfpuUnary::Recip || op == SfpuUnary::DivScalar) cycles = costs().recip_tile;
+  if (op == SfpuUnary::Sqrt || op == SfpuUnary::Rsqrt) cycles = costs().sqrt_tile;
   scheduler().advance(cycles);
 }
 
@@ -348,7 +350,7 @@ void sfpu_binary(SfpuBinary op, uint32_t dst0, uint32_t dst1, uint32_t out) {
   float* result = core.dst().math_tile(out, "SFPU binary op");
   sfpu_binary_tile(op, a, b, result);
   core.dst().store(out);
-  scheduler().advance(op == SfpuBinary::Div ? cost::kSfpuDivTile : cost::kSfpuSimpleTile);
+  scheduler().advance(op == SfpuBinary::Div ? costs().sfpu_div_tile : costs().sfpu_simple_tile);
 }
 
 void sfpu_where(uint32_t cond, uint32_t if_true, uint32_t if_false, uint32_t out, DataFormat format) {
@@ -369,7 +371,7 @@ void sfpu_where(uint32_t cond, uint32_t if_true, uint32_t if_false, uint32_t out
     fail("where_tile<DataFormat::Float32> on a 16-bit DST; use DataFormat::Float16_b or set fp32_dest_acc_en");
   sfpu_where_tile(c, t, f, result);
   core.dst().store(out);
-  scheduler().advance(cost::kSfpuWhereTile);
+  scheduler().advance(costs().sfpu_where_tile);
 }
 
 void fill_tile(uint32_t dst, float value) {
@@ -377,7 +379,7 @@ void fill_tile(uint32_t dst, float value) {
   float* values = core.dst().math_tile(dst, "fill_tile");
   std::fill(values, values + kTileElements, value);
   core.dst().store(dst);
-  scheduler().advance(cost::kSfpuSimpleTile);
+  scheduler().advance(costs().sfpu_simple_tile);
 }
 
 void copy_dest_values(uint32_t dst_to, uint32_t dst_from) {
@@ -389,7 +391,7 @@ void copy_dest_values(uint32_t dst_to, uint32_t dst_from) {
   // format, so store()'s rounding leaves them as they are).
   if (to != from) std::memcpy(to, from, kTileElements * sizeof(float));
   core.dst().store(dst_to);
-  scheduler().advance(cost::kSfpuCopyDestTile);
+  scheduler().advance(costs().sfpu_copy_dest_tile);
 }
 
 // ---- data movement: addresses ------------------------------------------------------------
@@ -423,8 +425,8 @@ uint64_t multicast_noc_addr(uint32_t x_start, uint32_t y_start, uint32_t x_end, 
 }
 
 uint64_t dram_page_noc_addr(uint32_t bank_base_address, uint32_t page_id, uint32_t page_size, uint32_t offset) {
-  uint32_t bank = page_id % Dram::kBanks;
-  uint64_t address = bank_base_address + static_cast<uint64_t>(page_id / Dram::kBanks) * page_size + offset;
+  uint32_t bank = page_id % device().dram().banks();
+  uint64_t address = bank_base_address + static_cast<uint64_t>(page_id / device().dram().banks()) * page_size + offset;
   if (address > 0xffffffffull) fail("DRAM page " + std::to_string(page_id) + " lies beyond the 32-bit bank address space");
   return encode_dram_address(bank, static_cast<uint32_t>(address));
 }
@@ -449,7 +451,7 @@ void noc_read(uint64_t src_noc_addr, uint32_t dst_l1_addr, uint32_t size) {
     fail(std::string(call) + ": source " + hex(src_noc_addr) + " is not a core or DRAM NoC address");
   }
   thread.reads_done_at = std::max(thread.reads_done_at, done);
-  scheduler().advance(cost::kNocIssue);
+  scheduler().advance(device().description().noc.issue_cycles);
 }
 
 void noc_write(uint32_t src_l1_addr, uint64_t dst_noc_addr, uint32_t size) {
@@ -474,7 +476,7 @@ void noc_write(uint32_t src_l1_addr, uint64_t dst_noc_addr, uint32_t size) {
          " is not a core or DRAM NoC address (multicast needs noc_async_write_multicast)");
   }
   thread.writes_done_at = std::max(thread.writes_done_at, done);
-  scheduler().advance(cost::kNocIssue);
+  scheduler().advance(device().description().noc.issue_cycles);
 }
 
 void noc_write_multicast(uint32_t src_l1_addr, uint64_t dst_mcast_addr, uint32_t size, uint32_t num_dests,
@@ -493,7 +495,7 @@ void noc_write_multicast(uint32_t src_l1_addr, uint64_t dst_mcast_addr, uint32_t
   }
   uint64_t done = device().noc().core_write(thread.core->index(), farthest, size, scheduler().now());
   thread.writes_done_at = std::max(thread.writes_done_at, done);
-  scheduler().advance(cost::kNocIssue);
+  scheduler().advance(device().description().noc.issue_cycles);
 }
 
 void noc_read_barrier() {
@@ -525,14 +527,14 @@ void semaphore_wait(volatile uint32_t* addr, uint32_t value, bool at_least) {
              ", value is " + std::to_string(*addr);
     });
   }
-  scheduler().advance(cost::kSemaphoreCall);
+  scheduler().advance(costs().semaphore_call);
 }
 
 void semaphore_set(volatile uint32_t* addr, uint32_t value) {
   scheduler().sync_point();
   *addr = value;
   device().thread().core->wake_semaphore_waiters(scheduler(), scheduler().now());
-  scheduler().advance(cost::kSemaphoreCall);
+  scheduler().advance(costs().semaphore_call);
 }
 
 void semaphore_inc(uint64_t noc_addr, uint32_t increment) {
@@ -544,7 +546,7 @@ void semaphore_inc(uint64_t noc_addr, uint32_t increment) {
   auto* word = reinterpret_cast<uint32_t*>(remote_l1(to, target.address, 4, call));
   uint32_t hops = hops_between(to, *device().thread().core);
   deliver_to_semaphore(to, hops, [word, increment] { *word += increment; });
-  scheduler().advance(cost::kNocIssue);
+  scheduler().advance(device().description().noc.issue_cycles);
 }
 
 void semaphore_set_remote(uint32_t src_l1_addr, uint64_t dst_noc_addr) {
@@ -558,7 +560,7 @@ void semaphore_set_remote(uint32_t src_l1_addr, uint64_t dst_noc_addr) {
   Core& to = device().core_at_noc(target.x, target.y, call);
   auto* word = reinterpret_cast<uint32_t*>(remote_l1(to, target.address, 4, call));
   deliver_to_semaphore(to, hops_between(to, *thread.core), [word, value] { *word = value; });
-  scheduler().advance(cost::kNocIssue);
+  scheduler().advance(device().description().noc.issue_cycles);
 }
 
 void semaphore_set_multicast(uint32_t src_l1_addr, uint64_t dst_mcast_addr, uint32_t num_dests, bool include_self) {
@@ -572,7 +574,7 @@ void semaphore_set_multicast(uint32_t src_l1_addr, uint64_t dst_mcast_addr, uint
     auto* word = reinterpret_cast<uint32_t*>(remote_l1(*core, target.address, 4, call));
     deliver_to_semaphore(*core, hops_between(*core, *thread.core), [word, value] { *word = value; });
   }
-  scheduler().advance(cost::kNocIssue);
+  scheduler().advance(device().description().noc.issue_cycles);
 }
 
 }  // namespace ttemu

@@ -34,8 +34,12 @@ NocAddress decode_noc_address(uint64_t noc_address) {
   return decoded;
 }
 
-NocTiming::NocTiming(int num_cores)
-    : port_in_free_(num_cores, 0.0), port_out_free_(num_cores, 0.0), bank_free_(cost::kDramBanks, 0.0) {}
+NocTiming::NocTiming(int num_cores, const DeviceDescription& device)
+    : params_(device.noc),
+      bank_bytes_per_cycle_(device.dram_bank_bytes_per_cycle),
+      port_in_free_(num_cores, 0.0),
+      port_out_free_(num_cores, 0.0),
+      bank_free_(device.dram_banks, 0.0) {}
 
 double NocTiming::occupy(double& free_at, uint64_t now, double cycles) {
   free_at = std::max(free_at, static_cast<double>(now)) + cycles;
@@ -44,30 +48,30 @@ double NocTiming::occupy(double& free_at, uint64_t now, double cycles) {
 
 uint64_t NocTiming::dram_read(int core, uint32_t bank, uint32_t bytes, uint64_t now) {
   dram_bytes_read_ += bytes;
-  double bank_done = occupy(bank_free_[bank], now, bytes / cost::kDramBankBytesPerCycle);
-  double port_done = occupy(port_in_free_[core], now, bytes / cost::kNocBytesPerCycle);
-  return static_cast<uint64_t>(std::ceil(std::max(bank_done, port_done))) + cost::kDramLatency;
+  double bank_done = occupy(bank_free_[bank], now, bytes / bank_bytes_per_cycle_);
+  double port_done = occupy(port_in_free_[core], now, bytes / params_.port_bytes_per_cycle);
+  return static_cast<uint64_t>(std::ceil(std::max(bank_done, port_done))) + params_.dram_latency_cycles;
 }
 
 uint64_t NocTiming::dram_write(int core, uint32_t bank, uint32_t bytes, uint64_t now) {
   dram_bytes_written_ += bytes;
-  double port_done = occupy(port_out_free_[core], now, bytes / cost::kNocBytesPerCycle);
-  double bank_done = occupy(bank_free_[bank], now, bytes / cost::kDramBankBytesPerCycle);
-  return static_cast<uint64_t>(std::ceil(std::max(bank_done, port_done))) + cost::kDramLatency;
+  double port_done = occupy(port_out_free_[core], now, bytes / params_.port_bytes_per_cycle);
+  double bank_done = occupy(bank_free_[bank], now, bytes / bank_bytes_per_cycle_);
+  return static_cast<uint64_t>(std::ceil(std::max(bank_done, port_done))) + params_.dram_latency_cycles;
 }
 
 uint64_t NocTiming::core_read(int core, uint32_t hops, uint32_t bytes, uint64_t now) {
-  double port_done = occupy(port_in_free_[core], now, bytes / cost::kNocBytesPerCycle);
+  double port_done = occupy(port_in_free_[core], now, bytes / params_.port_bytes_per_cycle);
   return static_cast<uint64_t>(std::ceil(port_done)) + 2 * message_latency(hops);
 }
 
 uint64_t NocTiming::core_write(int core, uint32_t hops, uint32_t bytes, uint64_t now) {
-  double port_done = occupy(port_out_free_[core], now, bytes / cost::kNocBytesPerCycle);
+  double port_done = occupy(port_out_free_[core], now, bytes / params_.port_bytes_per_cycle);
   return static_cast<uint64_t>(std::ceil(port_done)) + message_latency(hops);
 }
 
-uint64_t NocTiming::message_latency(uint32_t hops) {
-  return cost::kNocEndpointLatency + cost::kNocHopLatency * hops;
+uint64_t NocTiming::message_latency(uint32_t hops) const {
+  return params_.endpoint_cycles + params_.hop_cycles * hops;
 }
 
 }  // namespace ttemu

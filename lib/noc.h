@@ -5,15 +5,15 @@
 //   bits 62-63: 1 = one core, 2 = a DRAM bank, 3 = a multicast rectangle of cores;
 //   core: x in bits 32-39, y in 40-47; DRAM: bank in 32-39; multicast: x_start 32-39,
 //   y_start 40-47, x_end 48-55, y_end 56-61. For cores the low half is an L1 offset.
-// Timing: a transfer occupies the core's NoC port (25.3 B/cycle) and, for DRAM, the
-// bank (24 B/cycle, shared by every core), then arrives after a latency; see
-// docs/cost_model.md.
+// Timing: a transfer occupies the core's NoC port and, for DRAM, the bank (shared by
+// every core), then arrives after a latency; rates and latencies come from the device
+// description ([noc], [dram]); see docs/cost_model.md.
 #pragma once
 
 #include <cstdint>
 #include <vector>
 
-#include "cost_table.h"
+#include "device_description.h"
 
 namespace ttemu {
 
@@ -33,7 +33,7 @@ NocAddress decode_noc_address(uint64_t noc_address);
 
 class NocTiming {
  public:
-  explicit NocTiming(int num_cores);
+  NocTiming(int num_cores, const DeviceDescription& device);
 
   // Each returns the cycle at which the transfer, issued at `now`, has completed.
   uint64_t dram_read(int core, uint32_t bank, uint32_t bytes, uint64_t now);
@@ -41,7 +41,7 @@ class NocTiming {
   uint64_t core_read(int core, uint32_t hops, uint32_t bytes, uint64_t now);
   uint64_t core_write(int core, uint32_t hops, uint32_t bytes, uint64_t now);
   // Latency of a small message (semaphore update) over `hops`.
-  static uint64_t message_latency(uint32_t hops);
+  uint64_t message_latency(uint32_t hops) const;
 
   uint64_t dram_bytes_read() const { return dram_bytes_read_; }
   uint64_t dram_bytes_written() const { return dram_bytes_written_; }
@@ -49,6 +49,8 @@ class NocTiming {
  private:
   static double occupy(double& free_at, uint64_t now, double cycles);
 
+  NocParameters params_;
+  double bank_bytes_per_cycle_;
   std::vector<double> port_in_free_;
   std::vector<double> port_out_free_;
   std::vector<double> bank_free_;

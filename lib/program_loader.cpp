@@ -64,8 +64,13 @@ LoadedProgram load_program(const std::string& work_dir) {
     raw_lines.push_back(line);
   }
   DeviceConfig config;
-  for (const auto& tokens : lines) {
-    if (tokens.size() == 3 && tokens[0] == "grid") {
+  std::string description_path;
+  for (size_t n = 0; n < lines.size(); ++n) {
+    const auto& tokens = lines[n];
+    if (tokens.size() >= 2 && tokens[0] == "device") {
+      // The path is the rest of the line (it may hold spaces).
+      description_path = raw_lines[n].substr(raw_lines[n].find(tokens[1]));
+    } else if (tokens.size() == 3 && tokens[0] == "grid") {
       config.rows = std::stoi(tokens[1]);
       config.cols = std::stoi(tokens[2]);
     } else if (tokens.size() == 5 && tokens[0] == "compute_config") {
@@ -75,13 +80,14 @@ LoadedProgram load_program(const std::string& work_dir) {
       config.dst_full_sync_en = tokens[4] == "1";
     }
   }
-  LoadedProgram program{std::make_unique<Device>(config), {}};
+  if (description_path.empty()) fail_setup("program.txt names no device description (a `device <path>` line)");
+  LoadedProgram program{std::make_unique<Device>(config, load_device_description(description_path)), {}};
   Device* device = program.device.get();
   std::map<std::string, uint32_t> buffer_addresses;
   for (size_t n = 0; n < lines.size(); ++n) {
     const auto& tokens = lines[n];
     int line_number = static_cast<int>(n) + 1;
-    if (tokens.empty() || tokens[0] == "grid" || tokens[0] == "compute_config") continue;
+    if (tokens.empty() || tokens[0] == "device" || tokens[0] == "grid" || tokens[0] == "compute_config") continue;
     const std::string& directive = tokens[0];
     if (directive == "cb" && tokens.size() == 5) {
       device->add_cb(std::stoul(tokens[1]), std::stoul(tokens[2]), std::stoul(tokens[3]),

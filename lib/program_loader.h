@@ -1,5 +1,6 @@
 // Loading a program description written by the Python launcher (ttlang.runtime):
 // a text file, one directive per line, in a work directory:
+//   device <path of the device description (python/ttlang/device/<name>.toml)>
 //   grid <rows> <cols>
 //   compute_config <LoFi|HiFi2|HiFi3|HiFi4> <fp32_dest_acc_en> <math_approx_mode> <dst_full_sync_en>
 //   cb <id> <num_pages> <page_size> <bf16|fp32>

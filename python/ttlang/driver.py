@@ -33,6 +33,7 @@ from ttlang.target.program_builder import CBBudgetError, build_program
 from ttlang.transforms.diagnostics import PassError
 
 DEFAULT_PIPELINE: tuple[str, ...] = (
+    "d2m-generate-datamovement",
     "d2m-elementwise-fusion",
     "d2m-bufferize",
     "d2m-memref-provenance",
@@ -40,6 +41,7 @@ DEFAULT_PIPELINE: tuple[str, ...] = (
     "d2m-dst-allocate",
     "d2m-lower-to-loops",
     "convert-d2m-to-ttkernel",
+    "ttkernel-place-inits",
     "cse",  # first: canonicalize is much faster on IR without duplicate constants
     "canonicalize",
     "convert-ttkernel-to-emitc",

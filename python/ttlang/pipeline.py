@@ -20,6 +20,10 @@ from xdsl.utils.exceptions import ArgSpecParseError
 _PASSES: dict[str, tuple[str, str]] = {
     "canonicalize": ("xdsl.transforms.canonicalize", "CanonicalizePass"),
     "cse": ("xdsl.transforms.common_subexpression_elimination", "CommonSubexpressionElimination"),
+    "d2m-generate-datamovement": (
+        "ttlang.transforms.d2m_generate_datamovement",
+        "D2MGenerateDatamovement",
+    ),
     "d2m-bufferize": ("ttlang.transforms.d2m_bufferize", "D2MBufferize"),
     "d2m-memref-provenance": ("ttlang.transforms.d2m_memref_provenance", "D2MMemrefProvenance"),
     "d2m-elementwise-fusion": ("ttlang.transforms.d2m_elementwise_fusion", "D2MElementwiseFusion"),
@@ -27,6 +31,7 @@ _PASSES: dict[str, tuple[str, str]] = {
     "d2m-dst-allocate": ("ttlang.transforms.d2m_dst_allocate", "D2MDstAllocate"),
     "d2m-lower-to-loops": ("ttlang.transforms.d2m_lower_to_loops", "D2MLowerToLoops"),
     "convert-d2m-to-ttkernel": ("ttlang.conversion.d2m_to_ttkernel", "ConvertD2MToTTKernel"),
+    "ttkernel-place-inits": ("ttlang.transforms.ttkernel_place_inits", "TTKernelPlaceInits"),
     "convert-ttkernel-to-emitc": ("ttlang.conversion.ttkernel_to_emitc", "ConvertTTKernelToEmitCPass"),
 }
 

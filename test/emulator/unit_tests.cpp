@@ -28,6 +28,12 @@ namespace {
 
 int g_failures = 0;
 
+// The n150's description, as the launcher hands it to the emulator.
+const DeviceDescription& n150() {
+  static const DeviceDescription description = load_device_description(TTEMU_DEVICE_DIR "/n150.toml");
+  return description;
+}
+
 #define CHECK(condition)                                                           \
   do {                                                                             \
     if (!(condition)) {                                                            \
@@ -150,45 +156,69 @@ void test_noc_addresses() {
 }
 
 void test_cost_table() {
-  CHECK(matmul_tile_cycles(MathFidelity::LoFi) == 16);
-  CHECK(matmul_tile_cycles(MathFidelity::HiFi2) == 32);
-  CHECK(matmul_tile_cycles(MathFidelity::HiFi4) == 64);
-  CHECK(peak_flops_per_cycle(MathFidelity::LoFi) == 4096.0);
+  const CostTable& cost = n150().cost;
+  CHECK(matmul_tile_cycles(cost, MathFidelity::LoFi) == 16);
+  CHECK(matmul_tile_cycles(cost, MathFidelity::HiFi2) == 32);
+  CHECK(matmul_tile_cycles(cost, MathFidelity::HiFi4) == 64);
+  CHECK(peak_flops_per_cycle(cost, MathFidelity::LoFi) == 4096.0);
   // A tile matmul's FLOPs over its cycles is exactly the peak rate.
-  CHECK(2.0 * 32 * 32 * 32 / matmul_tile_cycles(MathFidelity::HiFi3) == peak_flops_per_cycle(MathFidelity::HiFi3));
-  NocTiming noc(2);
+  CHECK(2.0 * 32 * 32 * 32 / matmul_tile_cycles(cost, MathFidelity::HiFi3) ==
+        peak_flops_per_cycle(cost, MathFidelity::HiFi3));
+  NocTiming noc(2, n150());
+  const uint64_t latency = n150().noc.dram_latency_cycles;
   uint64_t first = noc.dram_read(0, 0, 2400, 0);
   uint64_t second = noc.dram_read(1, 0, 2400, 0);  // same bank, other core: queued behind the first
-  CHECK(first == 100 + cost::kDramLatency);
-  CHECK(second == 200 + cost::kDramLatency);
+  CHECK(first == 100 + latency);
+  CHECK(second == 200 + latency);
+}
+
+void test_device_descriptions() {
+  // The n150's logical cores sit at the Tensix NoC positions of tt-metal's soc descriptor.
+  CHECK(n150().compute_rows == 8 && n150().compute_cols == 8);
+  CHECK(n150().column_x[4] == 6 && n150().row_y[5] == 7);
+  CHECK(n150().dram_banks == 12 && n150().dram_bank_noc[0] == std::make_pair(0, 11));
+  DeviceDescription p150 = load_device_description(TTEMU_DEVICE_DIR "/p150.toml");
+  CHECK(p150.compute_rows == 9 && p150.compute_cols == 14 && p150.row_y[0] == 2 && p150.column_x[7] == 10);
+  CHECK(p150.clock_hz == 1.35e9);
+  // A key the emulator does not know is an error, not silently ignored.
+  char path[] = "/tmp/ttemu-device-XXXXXX";
+  int fd = mkstemp(path);
+  std::FILE* file = fdopen(fd, "w");
+  std::FILE* original = std::fopen(TTEMU_DEVICE_DIR "/n150.toml", "r");
+  for (int c; (c = std::fgetc(original)) != EOF;) std::fputc(c, file);
+  std::fputs("mystery_tile = 5\n", file);  // lands in [cost], the last table
+  std::fclose(original);
+  std::fclose(file);
+  check_fails_with([&] { load_device_description(path); }, "unknown key 'cost.mystery_tile'");
+  unlink(path);
 }
 
 void test_dst_capacity_and_protocol() {
   DstRegisters dst;
-  dst.configure(false, false);
+  dst.configure(16, false, false);
   CHECK(dst.capacity() == 8);
-  dst.configure(false, true);
+  dst.configure(16, false, true);
   CHECK(dst.capacity() == 16);
-  dst.configure(true, false);
+  dst.configure(8, true, false);
   CHECK(dst.capacity() == 4);
-  dst.configure(true, true);
+  dst.configure(8, true, true);
   CHECK(dst.capacity() == 8);
   check_fails_with([] {
     DstRegisters registers;
-    registers.configure(false, false);
+    registers.configure(16, false, false);
     registers.acquire();
     registers.math_tile(8, "copy_tile");
   }, "copy_tile: DST index 8 is beyond DST capacity 8 tiles (16-bit DST, half sync)");
   check_fails_with([] {
     DstRegisters registers;
-    registers.configure(false, false);
+    registers.configure(16, false, false);
     registers.acquire();
     registers.commit();
     registers.release();
   }, "tile_regs_release while DST is committed");
   // bf16 DST rounds on store; fp32 DST keeps the value.
   DstRegisters bf16;
-  bf16.configure(false, false);
+  bf16.configure(16, false, false);
   bf16.acquire();
   bf16.math_tile(0, "t")[0] = 1.0f + 0x1p-10f;
   bf16.store(0);
@@ -198,7 +228,7 @@ void test_dst_capacity_and_protocol() {
 }
 
 void test_dram_interleaving_and_bounds() {
-  Dram dram;
+  Dram dram(n150().dram_banks, n150().dram_bank_bytes);
   uint32_t base = dram.allocate("x", DataFormat::Float16_b, 25, 2048);
   auto& data = dram.find("x")->data;
   for (size_t i = 0; i < data.size(); ++i) data[i] = static_cast<uint8_t>(i / 2048);  // page number
@@ -237,7 +267,7 @@ void test_cb_hand_off_carries_time() {
   DeviceConfig config;
   config.rows = 1;
   config.cols = 1;
-  Device device(config);
+  Device device(config, n150());
   device.add_cb(0, 2, 2048, DataFormat::Float16_b);
   device.add_kernel({"producer", ThreadKind::Reader, producer_kernel});
   device.add_kernel({"consumer", ThreadKind::Writer, consumer_kernel});
@@ -277,7 +307,7 @@ void test_core_to_core_write_read_and_semaphore() {
   DeviceConfig config;
   config.rows = 1;
   config.cols = 2;
-  Device device(config);
+  Device device(config, n150());
   device.add_cb(0, 1, 2048, DataFormat::Float16_b);
   device.set_semaphores({0});
   device.add_kernel({"exchange", ThreadKind::Reader, core_to_core_kernel});
@@ -285,7 +315,7 @@ void test_core_to_core_write_read_and_semaphore() {
   CHECK(g_read_back == 11);
   const Fiber& receiver = *device.core(1).threads()[static_cast<int>(ThreadKind::Reader)].fiber;
   // It waited at least for the write's latency and the semaphore message.
-  CHECK(receiver.waiting_cycles() >= 2 * NocTiming::message_latency(1));
+  CHECK(receiver.waiting_cycles() >= 2 * device.noc().message_latency(1));
 }
 
 void waits_forever_kernel() { ::cb_wait_front(0, 1); }
@@ -295,7 +325,7 @@ void test_deadlock_is_reported() {
     DeviceConfig config;
     config.rows = 1;
     config.cols = 2;
-    Device device(config);
+    Device device(config, n150());
     device.add_cb(0, 2, 2048, DataFormat::Float16_b);
     device.add_kernel({"stuck", ThreadKind::Writer, waits_forever_kernel});
     device.run();
@@ -328,6 +358,7 @@ int main() {
   test_tile_math();
   test_noc_addresses();
   test_cost_table();
+  test_device_descriptions();
   test_dst_capacity_and_protocol();
   test_dram_interleaving_and_bounds();
   test_scheduler_runs_earliest_first();

@@ -37,20 +37,20 @@ Rewrites:
 - DST sections: `d2m.acquire/commit/wait/release_dst` -> `tile_regs_*`.
 - Tiles: `memref.store (memref.load %cb_block[..]), %dst[s]` -> `copy_tile`;
   `memref.store %r, %dst[s]` of a tile op -> the kernel-API call computing `%r` into
-  slot `s`, with CB operands and tile indices taken from the loads that feed it
-  (tables `_SFPU_UNARY`, `_SCALAR`, `_FPU_BINARY`, `_FPU_BROADCAST`, `_SFPU_BINARY`):
-  add/sub/mul with both operands in CBs is the FPU form, with one in DST and one in a
-  CB `binary_dest_reuse_tiles` (the DST operand's slot takes the result), with both in
-  DST the SFPU form; a matmul whose B is a `d2m.tile_transpose` of a CB tile reads
-  that tile with the unpacker's transpose (`mm_init`/`matmul_tiles` `transpose = 1`);
+  slot `s` on the engine d2m-dst-allocate recorded (the op's `engine` property; one
+  lowering function per op family, `_TILE_OP_LOWERINGS`), with CB operands and tile
+  indices taken from the loads that feed it: add/sub/mul on `fpu` read both operands
+  from CBs (a second operand broadcast on the `unpack` engine is the `*_tiles_bcast`
+  form), on `dest_to_srca`/`dest_to_srcb` are `binary_dest_reuse_tiles` (the DST
+  operand's slot takes the result), on `sfpu` the SFPU form; a matmul whose B is a
+  `d2m.tile_transpose` on the `unpack` engine reads that tile with the unpacker's
+  transpose (`mm_init`/`matmul_tiles` `transpose = 1`);
   a `d2m.tile_copy` of a DST tile is `copy_dest_values<format>(s, d)` (source first);
   `d2m.tile_where` (all three operands in DST) is `where_tile` in DST's format (f32 with
   `fp32_dest_acc_en`, else bf16);
   `memref.store (memref.load %dst[s]), %cb_block[..]` -> `pack_tile`.
-- Each compute call is preceded by its init when the previous init differs (so an op
-  gets its init again after an op of another kind); inits that are the same on every
-  path through a loop are hoisted out of it; after a reduction, `reduce_uninit` comes
-  before the next init of another kind.
+- Each compute call directly follows its init; ttkernel-place-inits (the next pass)
+  hoists and deduplicates them.
 - `arith`/`scf` on `index` -> the same on `i32` (the kernel API's `uint32_t`).
 
 Before (compute region, one output tile):
@@ -303,9 +303,6 @@ class _KernelBuilder:
         for op in list(self.prologue.ops):
             op.detach()
             self.body.insert_op_before(op, first)
-        hoist_invariant_inits(self.body)
-        drop_repeated_inits(self.body)
-        insert_reduce_uninits(self.body)
         return self.body
 
     def _hw_startup(self, region: Region) -> None:
@@ -624,7 +621,8 @@ class _KernelBuilder:
 
     def compute_into(self, value: SSAValue, dst: SSAValue, builder: Builder) -> None:
         """Emits the kernel-API call that leaves `value` in DST slot `dst`, after its init
-        (drop_repeated_inits removes the inits already in force)."""
+        (ttkernel-place-inits removes the inits already in force): a copy_tile for a CB
+        tile, else the lowering of the op's family on the engine d2m-dst-allocate chose."""
         source = self.tiles.get(value)
         if isinstance(source, CBTile):
             builder.insert(ttkernel.CopyTileInitOp(source.cb))
@@ -632,117 +630,178 @@ class _KernelBuilder:
             return
         op = value.owner
         assert isinstance(op, Operation)
-        kind = type(op)
-        if kind in _SFPU_UNARY:
-            init, call = _SFPU_UNARY[kind]
-            self.operand(op.operands[0], op, want_cb=False)
-            builder.insert(init())
-            builder.insert(call(dst))
-        elif kind in _SCALAR:
-            self.operand(op.operands[0], op, want_cb=False)
-            builder.insert(ttkernel.BinopWithScalarTileInitOp())
-            bits = _i32(builder, _f32_bits(op.scalar.value.data))
-            builder.insert(_SCALAR[kind](dst, bits))
-        elif kind in _FPU_BROADCAST and isinstance(op.operands[1].owner, d2m.TileBcastOp):
-            bcast = op.operands[1].owner
-            a = self.operand(op.operands[0], op, want_cb=True)
-            b = self.operand(bcast.input, bcast, want_cb=True)
-            binary, call = _FPU_BROADCAST[kind]
-            bcast_type = _BCAST[bcast.kind.data]
-            builder.insert(ttkernel.InitBcastOp(binary, bcast_type, a.cb, b.cb, self.out_cb(a.cb)))
-            builder.insert(call(bcast_type, a.cb, b.cb, a.tile, b.tile, dst))
-        elif kind in _FPU_BINARY and all(isinstance(self.tiles.get(v), CBTile) for v in op.operands):
-            init, call = _FPU_BINARY[kind]
-            a, b = (self.operand(v, op, want_cb=True) for v in op.operands)
-            builder.insert(init(a.cb, b.cb))
-            builder.insert(call(a.cb, b.cb, a.tile, b.tile, dst))
-        elif kind in _FPU_BROADCAST and _dest_reuse(self.tiles, op) is not None:
-            # One operand in DST (overwritten with the result), the other from a CB.
-            reuse, from_cb = _dest_reuse(self.tiles, op)  # type: ignore[misc]
-            binary = _FPU_BROADCAST[kind][0]
-            builder.insert(ttkernel.BinaryDestReuseTilesInitOp(binary, reuse, from_cb.cb))
-            builder.insert(
-                ttkernel.BinaryDestReuseTilesOp(binary, reuse, from_cb.cb, from_cb.tile, dst)
-            )
-        elif isinstance(op, d2m.TileCopyOp):
-            # A DST-to-DST copy: copy_dest_values<format>(from, to), source first.
-            source = self.operand(op.input, op, want_cb=False)
-            dst_format = DataType.F32 if compute_config_of(op).fp32_dest_acc_en else DataType.BF16
-            builder.insert(ttkernel.CopyDestValuesInitOp())
-            builder.insert(ttkernel.CopyDestValuesOp(dst_format, source.slot, dst))
-        elif kind in _SFPU_BINARY:
-            init, call = _SFPU_BINARY[kind]
-            a, b = (self.operand(v, op, want_cb=False) for v in op.operands)
-            builder.insert(init())
-            builder.insert(call(a.slot, b.slot, dst))
-        elif isinstance(op, d2m.TileMatmulOp):
-            # A transposed B tile is transposed by the unpacker (mm_init's `transpose`).
-            transposed = isinstance(op.b.owner, d2m.TileTransposeOp)
-            b_tile = op.b.owner.input if transposed else op.b  # type: ignore[union-attr]
-            a = self.operand(op.a, op, want_cb=True)
-            b = self.operand(b_tile, op, want_cb=True)
-            transpose = self.const(int(transposed))
-            builder.insert(ttkernel.MMInitOp(a.cb, b.cb, self.out_cb(a.cb), transpose))
-            builder.insert(ttkernel.MatmulTilesOp(a.cb, b.cb, a.tile, b.tile, dst, transpose))
-        elif isinstance(op, d2m.TileReduceSumOp | d2m.TileReduceMaxOp):
-            a, scaler = (self.operand(v, op, want_cb=True) for v in (op.input, op.scaler))
-            pool, dim = _REDUCE_POOL[kind], _REDUCE_DIM[op.dim.data]
-            builder.insert(ttkernel.ReduceInitOp(pool, dim, a.cb, scaler.cb, self.out_cb(a.cb)))
-            builder.insert(
-                ttkernel.ReduceTileOp(pool, dim, a.cb, scaler.cb, a.tile, scaler.tile, dst)
-            )
-        elif isinstance(op, d2m.TileTransposeOp):
-            a = self.operand(op.input, op, want_cb=True)
-            builder.insert(ttkernel.TransposeWHInitOp(a.cb, self.out_cb(a.cb)))
-            builder.insert(ttkernel.TransposeWHTileOp(a.cb, a.tile, dst))
-        elif isinstance(op, d2m.TileBcastOp):
-            a = self.operand(op.input, op, want_cb=True)
-            kind_attr = _BCAST[op.kind.data]
-            builder.insert(ttkernel.UnaryBcastInitOp(kind_attr, a.cb, self.out_cb(a.cb)))
-            builder.insert(ttkernel.UnaryBcastOp(kind_attr, a.cb, a.tile, dst))
-        elif isinstance(op, d2m.TileFillOp):
-            builder.insert(ttkernel.FillTileInitOp())
-            value_f32 = builder.insert(
-                arith.ConstantOp(FloatAttr(op.value.value.data, Float32Type()))
-            ).result
-            builder.insert(ttkernel.FillTileOp(dst, value_f32))
-        elif isinstance(op, d2m.TileWhereOp):
-            cond, if_true, if_false = (self.operand(v, op, want_cb=False) for v in op.operands)
-            fp32_dst = compute_config_of(op).fp32_dest_acc_en
-            builder.insert(ttkernel.WhereTileInitOp())
-            builder.insert(
-                ttkernel.WhereTileOp(
-                    DataType.F32 if fp32_dst else DataType.BF16,
-                    cond.slot, if_true.slot, if_false.slot, dst,
-                )
-            )  # fmt: skip
-        else:
-            raise AssertionError(f"{op.name} is in _TILE_OPS but has no lowering")
+        engine = getattr(op, "engine", None)
+        if not isinstance(engine, d2m.EngineAttr):
+            raise PassError(op, "has no engine; run d2m-dst-allocate first.")
+        lowering = _TILE_OP_LOWERINGS[type(op)]
+        lowering(self, op, engine.data, dst, builder)
 
 
-def _dest_reuse(
-    tiles: dict[SSAValue, CBTile | DstTile], op: Operation
-) -> tuple[ttkernel.ReuseDest, CBTile] | None:
-    """For an add/sub/mul with one operand in DST (the slot the result overwrites, by
-    d2m-dst-allocate) and the other in a CB: which FPU source the DST operand goes to
-    (`srca` when it is the left operand) and the CB operand."""
-    lhs, rhs = (tiles.get(v) for v in op.operands)
-    if isinstance(lhs, DstTile) and isinstance(rhs, CBTile):
-        return ttkernel.ReuseDest.SRCA, rhs
-    if isinstance(lhs, CBTile) and isinstance(rhs, DstTile):
-        return ttkernel.ReuseDest.SRCB, lhs
-    return None
+# ----------------------------------------------------------------------- tile-op lowerings
+# One function per op family: (kernel builder, op, its engine, DST slot of the result,
+# builder). Operands come from `_KernelBuilder.operand`, which checks that each sits
+# where the engine reads it (a CB or DST).
 
 
-_TILE_OPS = (
-    d2m.TileCopyOp,
-    d2m.TileAddOp, d2m.TileSubOp, d2m.TileMulOp, d2m.TileDivOp, d2m.TileMaximumOp,
-    d2m.TileAddScalarOp, d2m.TileSubScalarOp, d2m.TileRsubScalarOp, d2m.TileMulScalarOp,
-    d2m.TileDivScalarOp, d2m.TileExpOp, d2m.TileSqrtOp, d2m.TileRsqrtOp, d2m.TileRecipOp,
-    d2m.TileNegOp, d2m.TileAbsOp, d2m.TileTransposeOp, d2m.TileMatmulOp,
-    d2m.TileReduceSumOp, d2m.TileReduceMaxOp, d2m.TileBcastOp, d2m.TileFillOp,
-    d2m.TileWhereOp,
-)  # fmt: skip
+def _lower_sfpu_unary(
+    k: _KernelBuilder, op: Operation, engine: d2m.Engine, dst: SSAValue, builder: Builder
+) -> None:
+    """exp, sqrt, rsqrt, recip, neg, abs: in place on the SFPU."""
+    init, call = _SFPU_UNARY[type(op)]
+    k.operand(op.operands[0], op, want_cb=False)
+    builder.insert(init())
+    builder.insert(call(dst))
+
+
+def _lower_scalar(
+    k: _KernelBuilder, op: Operation, engine: d2m.Engine, dst: SSAValue, builder: Builder
+) -> None:
+    """A tile and an f32 scalar: in place on the SFPU (the scalar's bits as an i32)."""
+    k.operand(op.operands[0], op, want_cb=False)
+    bits = _i32(builder, _f32_bits(op.scalar.value.data))  # type: ignore[attr-defined]
+    builder.insert(ttkernel.BinopWithScalarTileInitOp())
+    builder.insert(_SCALAR[type(op)](dst, bits))
+
+
+def _lower_binary(
+    k: _KernelBuilder, op: Operation, engine: d2m.Engine, dst: SSAValue, builder: Builder
+) -> None:
+    """add/sub/mul/div/maximum: the FPU with both operands from CBs (the second may be a
+    broadcast the unpacker applies), the FPU with one operand in DST (dest reuse), or
+    the SFPU with both in DST."""
+    kind = type(op)
+    lhs, rhs = op.operands
+    if engine is d2m.Engine.SFPU:
+        init, call = _SFPU_BINARY[kind]
+        a, b = (k.operand(v, op, want_cb=False) for v in (lhs, rhs))
+        builder.insert(init())
+        builder.insert(call(a.slot, b.slot, dst))
+        return
+    binary = _FPU_BROADCAST[kind][0]
+    if engine in (d2m.Engine.DEST_TO_SRCA, d2m.Engine.DEST_TO_SRCB):
+        # The DST operand is overwritten with the result; the other comes from a CB.
+        to_srca = engine is d2m.Engine.DEST_TO_SRCA
+        in_dst, from_cb = (lhs, rhs) if to_srca else (rhs, lhs)
+        k.operand(in_dst, op, want_cb=False)
+        cb = k.operand(from_cb, op, want_cb=True)
+        reuse = ttkernel.ReuseDest.SRCA if to_srca else ttkernel.ReuseDest.SRCB
+        builder.insert(ttkernel.BinaryDestReuseTilesInitOp(binary, reuse, cb.cb))
+        builder.insert(ttkernel.BinaryDestReuseTilesOp(binary, reuse, cb.cb, cb.tile, dst))
+        return
+    bcast = rhs.owner
+    if isinstance(bcast, d2m.TileBcastOp) and bcast.engine == d2m.EngineAttr(d2m.Engine.UNPACK):
+        a = k.operand(lhs, op, want_cb=True)
+        b = k.operand(bcast.input, bcast, want_cb=True)
+        bcast_type = _BCAST[bcast.kind.data]
+        builder.insert(ttkernel.InitBcastOp(binary, bcast_type, a.cb, b.cb, k.out_cb(a.cb)))
+        builder.insert(_FPU_BROADCAST[kind][1](bcast_type, a.cb, b.cb, a.tile, b.tile, dst))
+        return
+    init, call = _FPU_BINARY[kind]
+    a, b = (k.operand(v, op, want_cb=True) for v in (lhs, rhs))
+    builder.insert(init(a.cb, b.cb))
+    builder.insert(call(a.cb, b.cb, a.tile, b.tile, dst))
+
+
+def _lower_dst_copy(
+    k: _KernelBuilder, op: Operation, engine: d2m.Engine, dst: SSAValue, builder: Builder
+) -> None:
+    """A DST-to-DST copy: copy_dest_values<format>(from, to), source first, in DST's
+    format. (A copy from a CB is a copy_tile; d2m-lower-to-loops leaves it as a load
+    stored into DST.)"""
+    source = k.operand(op.operands[0], op, want_cb=False)
+    dst_format = DataType.F32 if compute_config_of(op).fp32_dest_acc_en else DataType.BF16
+    builder.insert(ttkernel.CopyDestValuesInitOp())
+    builder.insert(ttkernel.CopyDestValuesOp(dst_format, source.slot, dst))
+
+
+def _lower_matmul(
+    k: _KernelBuilder, op: Operation, engine: d2m.Engine, dst: SSAValue, builder: Builder
+) -> None:
+    """acc += a @ b into DST; a B that the unpacker transposes (a `d2m.tile_transpose` on
+    the unpack engine) is read with mm_init/matmul_tiles' `transpose`."""
+    assert isinstance(op, d2m.TileMatmulOp)
+    transpose_op = op.b.owner
+    transposed = isinstance(transpose_op, d2m.TileTransposeOp) and (
+        transpose_op.engine == d2m.EngineAttr(d2m.Engine.UNPACK)
+    )
+    b_tile = transpose_op.input if transposed else op.b  # type: ignore[union-attr]
+    a = k.operand(op.a, op, want_cb=True)
+    b = k.operand(b_tile, op, want_cb=True)
+    transpose = k.const(int(transposed))
+    builder.insert(ttkernel.MMInitOp(a.cb, b.cb, k.out_cb(a.cb), transpose))
+    builder.insert(ttkernel.MatmulTilesOp(a.cb, b.cb, a.tile, b.tile, dst, transpose))
+
+
+def _lower_reduce(
+    k: _KernelBuilder, op: Operation, engine: d2m.Engine, dst: SSAValue, builder: Builder
+) -> None:
+    """reduce(input * scaler) combined into the DST accumulator."""
+    assert isinstance(op, d2m.TileReduceSumOp | d2m.TileReduceMaxOp)
+    a, scaler = (k.operand(v, op, want_cb=True) for v in (op.input, op.scaler))
+    pool, dim = _REDUCE_POOL[type(op)], _REDUCE_DIM[op.dim.data]
+    builder.insert(ttkernel.ReduceInitOp(pool, dim, a.cb, scaler.cb, k.out_cb(a.cb)))
+    builder.insert(ttkernel.ReduceTileOp(pool, dim, a.cb, scaler.cb, a.tile, scaler.tile, dst))
+
+
+def _lower_transpose(
+    k: _KernelBuilder, op: Operation, engine: d2m.Engine, dst: SSAValue, builder: Builder
+) -> None:
+    assert isinstance(op, d2m.TileTransposeOp)
+    a = k.operand(op.input, op, want_cb=True)
+    builder.insert(ttkernel.TransposeWHInitOp(a.cb, k.out_cb(a.cb)))
+    builder.insert(ttkernel.TransposeWHTileOp(a.cb, a.tile, dst))
+
+
+def _lower_bcast(
+    k: _KernelBuilder, op: Operation, engine: d2m.Engine, dst: SSAValue, builder: Builder
+) -> None:
+    assert isinstance(op, d2m.TileBcastOp)
+    a = k.operand(op.input, op, want_cb=True)
+    kind = _BCAST[op.kind.data]
+    builder.insert(ttkernel.UnaryBcastInitOp(kind, a.cb, k.out_cb(a.cb)))
+    builder.insert(ttkernel.UnaryBcastOp(kind, a.cb, a.tile, dst))
+
+
+def _lower_fill(
+    k: _KernelBuilder, op: Operation, engine: d2m.Engine, dst: SSAValue, builder: Builder
+) -> None:
+    assert isinstance(op, d2m.TileFillOp)
+    value = builder.insert(arith.ConstantOp(FloatAttr(op.value.value.data, Float32Type()))).result
+    builder.insert(ttkernel.FillTileInitOp())
+    builder.insert(ttkernel.FillTileOp(dst, value))
+
+
+def _lower_where(
+    k: _KernelBuilder, op: Operation, engine: d2m.Engine, dst: SSAValue, builder: Builder
+) -> None:
+    """where_tile on the SFPU, in DST's format (f32 with fp32_dest_acc_en, else bf16)."""
+    cond, if_true, if_false = (k.operand(v, op, want_cb=False) for v in op.operands)
+    fp32_dst = compute_config_of(op).fp32_dest_acc_en
+    builder.insert(ttkernel.WhereTileInitOp())
+    builder.insert(
+        ttkernel.WhereTileOp(
+            DataType.F32 if fp32_dst else DataType.BF16, cond.slot, if_true.slot, if_false.slot, dst
+        )
+    )
+
+
+_TileOpLowering = Callable[[_KernelBuilder, Operation, d2m.Engine, SSAValue, Builder], None]
+
+_TILE_OP_LOWERINGS: dict[type[Operation], _TileOpLowering] = {
+    **{kind: _lower_sfpu_unary for kind in _SFPU_UNARY},
+    **{kind: _lower_scalar for kind in _SCALAR},
+    **{kind: _lower_binary for kind in _SFPU_BINARY},
+    d2m.TileCopyOp: _lower_dst_copy,
+    d2m.TileMatmulOp: _lower_matmul,
+    d2m.TileReduceSumOp: _lower_reduce,
+    d2m.TileReduceMaxOp: _lower_reduce,
+    d2m.TileTransposeOp: _lower_transpose,
+    d2m.TileBcastOp: _lower_bcast,
+    d2m.TileFillOp: _lower_fill,
+    d2m.TileWhereOp: _lower_where,
+}
+
+_TILE_OPS = tuple(_TILE_OP_LOWERINGS)
 
 _HANDLERS: dict[type[Operation], Callable[[_KernelBuilder, Operation, Builder], None]] = {
     scf.ForOp: _KernelBuilder.for_op,
@@ -784,101 +843,6 @@ def emit_i32_loops(
     inner = Builder(InsertPoint.at_end(loop_block))
     emit_i32_loops(inner, extents[1:], lambda b, ivs: body(b, [loop_block.args[0], *ivs]))
     inner.insert(scf.YieldOp())
-
-
-# ----------------------------------------------------------------------- init placement
-
-_INIT_OPS = (
-    ttkernel.CopyTileInitOp, ttkernel.MMInitOp, ttkernel.ReduceInitOp, ttkernel.TransposeWHInitOp,
-    ttkernel.UnaryBcastInitOp, ttkernel.FillTileInitOp, ttkernel.BinopWithScalarTileInitOp,
-    ttkernel.AddTilesInitOp, ttkernel.SubTilesInitOp, ttkernel.MulTilesInitOp,
-    ttkernel.AddBinaryTileInitOp, ttkernel.SubBinaryTileInitOp, ttkernel.MulBinaryTileInitOp,
-    ttkernel.DivBinaryTileInitOp, ttkernel.BinaryMaxTileInitOp, ttkernel.CopyDestValuesInitOp,
-    ttkernel.ExpTileInitOp,
-    ttkernel.SqrtTileInitOp, ttkernel.RsqrtTileInitOp, ttkernel.RecipTileInitOp,
-    ttkernel.NegativeTileInitOp, ttkernel.AbsTileInitOp, ttkernel.BinaryDestReuseTilesInitOp,
-    ttkernel.InitBcastOp,
-    ttkernel.WhereTileInitOp,
-)  # fmt: skip
-
-
-def _init_key(op: Operation) -> tuple[object, ...]:
-    """Two inits with the same key configure the engines identically."""
-    return (
-        op.name,
-        tuple(op.operands),
-        tuple(sorted((k, str(v)) for k, v in op.properties.items())),
-    )
-
-
-def _inits_within(op: Operation) -> list[Operation]:
-    return [inner for inner in op.walk() if isinstance(inner, _INIT_OPS)]
-
-
-def _defined_inside(value: SSAValue, loop: Operation) -> bool:
-    owner = value.owner
-    return loop.is_ancestor(owner if isinstance(owner, Operation) else owner.parent_op())
-
-
-def hoist_invariant_inits(block: Block) -> None:
-    """Moves the init out of every loop (innermost first) whose inits are all the same
-    init on loop-invariant operands: it then holds on every iteration."""
-    for op in list(block.ops):
-        for region in op.regions:
-            for inner in region.blocks:
-                hoist_invariant_inits(inner)
-        if not isinstance(op, scf.ForOp):
-            continue
-        inits = _inits_within(op)
-        if not inits or len({_init_key(i) for i in inits}) != 1:
-            continue
-        if any(_defined_inside(operand, op) for operand in inits[0].operands):
-            continue
-        hoisted = inits[0]
-        hoisted.detach()
-        block.insert_op_before(hoisted, op)
-        for duplicate in inits[1:]:
-            Rewriter.erase_op(duplicate)
-
-
-def drop_repeated_inits(
-    block: Block, state: tuple[object, ...] | None = None
-) -> tuple[object, ...] | None:
-    """Erases inits equal to the init in force before them (straight-line; a loop's
-    body starts from an unknown state unless it has no inits of its own)."""
-    for op in list(block.ops):
-        if isinstance(op, _INIT_OPS):
-            key = _init_key(op)
-            if key == state:
-                Rewriter.erase_op(op)
-            else:
-                state = key
-        elif isinstance(op, scf.ForOp):
-            if _inits_within(op):
-                drop_repeated_inits(op.body.block, None)
-                state = None
-        elif op.regions:
-            for region in op.regions:
-                for inner in region.blocks:
-                    drop_repeated_inits(inner, None)
-            if _inits_within(op):
-                state = None
-    return state
-
-
-def insert_reduce_uninits(block: Block) -> None:
-    """Puts `reduce_uninit` before the first init of another kind that follows a
-    `reduce_init` in program order: a reduction reconfigures the packer, which the
-    other ops need back."""
-    reducing = False
-    for op in list(block.walk()):
-        if isinstance(op, ttkernel.ReduceInitOp):
-            reducing = True
-        elif reducing and isinstance(op, _INIT_OPS):
-            parent = op.parent_block()
-            assert parent is not None
-            parent.insert_op_before(ttkernel.ReduceUninitOp(), op)
-            reducing = False
 
 
 # ----------------------------------------------------------------------- the pass

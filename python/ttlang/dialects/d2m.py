@@ -57,6 +57,7 @@ from xdsl.ir import (
 )
 from xdsl.irdl import (
     AttrSizedOperandSegments,
+    ParsePropInAttrDict,
     BaseAttr,
     IRDLOperation,
     VarConstraint,
@@ -186,6 +187,45 @@ class BcastKindAttr(BracketedEnumSyntax, EnumAttribute[TileDim]):
     column 0 to every column, `scalar` copies element [0, 0] everywhere."""
 
     name = "d2m.bcast"
+
+
+class Engine(StrEnum):
+    """The part of a Tensix core that computes a tile op, chosen by d2m-dst-allocate
+    (from where the op's operands are) and read by convert-d2m-to-ttkernel."""
+
+    FPU = "fpu"  # the matrix engine; every tile operand unpacked from a CB (an accumulator in DST)
+    DEST_TO_SRCA = "dest_to_srca"  # FPU add/sub/mul: lhs from DST, rhs from a CB; result over lhs
+    DEST_TO_SRCB = "dest_to_srcb"  # FPU add/sub/mul: rhs from DST, lhs from a CB; result over rhs
+    SFPU = "sfpu"  # the vector unit; every operand in DST
+    UNPACK = "unpack"  # applied by the unpacker to a CB tile on its way into the FPU op using it
+
+
+@irdl_attr_definition
+class EngineAttr(BracketedEnumSyntax, EnumAttribute[Engine]):
+    """Where a tile op runs: `#d2m.engine<fpu>` (see `Engine`)."""
+
+    name = "d2m.engine"
+
+
+_DEST_REUSE = frozenset({Engine.DEST_TO_SRCA, Engine.DEST_TO_SRCB})
+
+
+class _EnginePlaced(IRDLOperation):
+    """A tile op with an optional `engine` property (set by d2m-dst-allocate); `ENGINES`
+    are the engines that can compute it."""
+
+    ENGINES: ClassVar[frozenset[Engine]] = frozenset({Engine.SFPU})
+
+    engine = opt_prop_def(EngineAttr)
+
+    irdl_options = (ParsePropInAttrDict(),)  # printed as `{engine = #d2m.engine<...>}`
+
+    def verify_(self) -> None:
+        if self.engine is not None and self.engine.data not in self.ENGINES:
+            allowed = ", ".join(sorted(e.value for e in self.ENGINES))
+            raise VerifyException(
+                f"cannot run on the {self.engine.data.value} engine; it runs on: {allowed}."
+            )
 
 
 def memory_space_of(memref: MemRefType) -> MemorySpace | None:
@@ -558,7 +598,7 @@ _TILE: AttrConstraint = SameTileType("T")
 _ACC_TILE: AttrConstraint = SameTileType("ACC")
 
 
-class _TileUnaryOp(IRDLOperation):
+class _TileUnaryOp(_EnginePlaced):
     input = operand_def(_TILE)
     result = result_def(_TILE)
 
@@ -569,7 +609,7 @@ class _TileUnaryOp(IRDLOperation):
         super().__init__(operands=[input], result_types=[input.type])
 
 
-class _TileBinaryOp(IRDLOperation):
+class _TileBinaryOp(_EnginePlaced):
     lhs = operand_def(_TILE)
     rhs = operand_def(_TILE)
     result = result_def(_TILE)
@@ -581,7 +621,7 @@ class _TileBinaryOp(IRDLOperation):
         super().__init__(operands=[lhs, rhs], result_types=[lhs.type])
 
 
-class _TileScalarOp(IRDLOperation):
+class _TileScalarOp(_EnginePlaced):
     """A binary op whose second operand is a compile-time f32 scalar."""
 
     input = operand_def(_TILE)
@@ -603,6 +643,8 @@ class _TileScalarOp(IRDLOperation):
 class TileAddOp(_TileBinaryOp):
     """lhs + rhs, elementwise."""
 
+    ENGINES: ClassVar[frozenset[Engine]] = frozenset({Engine.FPU, *_DEST_REUSE, Engine.SFPU})
+
     name = "d2m.tile_add"
 
 
@@ -610,12 +652,16 @@ class TileAddOp(_TileBinaryOp):
 class TileSubOp(_TileBinaryOp):
     """lhs - rhs, elementwise."""
 
+    ENGINES: ClassVar[frozenset[Engine]] = frozenset({Engine.FPU, *_DEST_REUSE, Engine.SFPU})
+
     name = "d2m.tile_sub"
 
 
 @irdl_op_definition
 class TileMulOp(_TileBinaryOp):
     """lhs * rhs, elementwise."""
+
+    ENGINES: ClassVar[frozenset[Engine]] = frozenset({Engine.FPU, *_DEST_REUSE, Engine.SFPU})
 
     name = "d2m.tile_mul"
 
@@ -715,13 +761,17 @@ class TileAbsOp(_TileUnaryOp):
 class TileTransposeOp(_TileUnaryOp):
     """The transpose of the tile (rows become columns)."""
 
+    ENGINES: ClassVar[frozenset[Engine]] = frozenset({Engine.FPU, Engine.UNPACK})
+
     name = "d2m.tile_transpose"
 
 
 @irdl_op_definition
-class TileMatmulOp(IRDLOperation):
+class TileMatmulOp(_EnginePlaced):
     """acc + a @ b. `a` and `b` share one tile type; `acc` and the result share another
     (an f32 accumulator for bf16 inputs, with fp32 DST accumulation)."""
+
+    ENGINES: ClassVar[frozenset[Engine]] = frozenset({Engine.FPU})
 
     name = "d2m.tile_matmul"
 
@@ -737,9 +787,11 @@ class TileMatmulOp(IRDLOperation):
         super().__init__(operands=[a, b, acc], result_types=[acc.type])
 
 
-class _TileReduceOp(IRDLOperation):
+class _TileReduceOp(_EnginePlaced):
     """reduce(input * scaler) along `dim`, combined with `acc` (tt-metal's reduce_tile).
     `scaler` is a tile whose first row holds the scale factor (1.0 for a plain reduction)."""
+
+    ENGINES: ClassVar[frozenset[Engine]] = frozenset({Engine.FPU})
 
     input = operand_def(_TILE)
     scaler = operand_def(_TILE)
@@ -773,8 +825,10 @@ class TileReduceMaxOp(_TileReduceOp):
 
 
 @irdl_op_definition
-class TileBcastOp(IRDLOperation):
+class TileBcastOp(_EnginePlaced):
     """Replicates row 0, column 0 or element [0, 0] of `input` across the tile (`kind`)."""
+
+    ENGINES: ClassVar[frozenset[Engine]] = frozenset({Engine.FPU, Engine.UNPACK})
 
     name = "d2m.tile_bcast"
 
@@ -792,7 +846,7 @@ class TileBcastOp(IRDLOperation):
 
 
 @irdl_op_definition
-class TileFillOp(IRDLOperation):
+class TileFillOp(_EnginePlaced):
     """A tile with every element equal to `value`."""
 
     name = "d2m.tile_fill"
@@ -810,7 +864,7 @@ class TileFillOp(IRDLOperation):
 
 
 @irdl_op_definition
-class TileWhereOp(IRDLOperation):
+class TileWhereOp(_EnginePlaced):
     """Elementwise `condition != 0 ? if_true : if_false`."""
 
     name = "d2m.tile_where"
@@ -832,6 +886,8 @@ class TileCopyOp(_TileUnaryOp):
     """`input` copied into a DST slot of its own: `copy_tile` when `input` is read from
     a CB, a DST-to-DST copy when it already is in DST. d2m-dst-allocate inserts it
     wherever a tile must be in DST and is not (or must survive an in-place op)."""
+
+    ENGINES: ClassVar[frozenset[Engine]] = frozenset({Engine.FPU, Engine.SFPU})  # copy_tile from a CB, copy_dest_values
 
     name = "d2m.tile_copy"
 
@@ -1230,5 +1286,5 @@ D2M = Dialect(
         GridSizeOp,
         IterIndexOp,
     ],
-    [CBType, MemTxType, SemaphoreType, ThreadAttr, ReduceDimAttr, BcastKindAttr],
+    [CBType, MemTxType, SemaphoreType, ThreadAttr, ReduceDimAttr, BcastKindAttr, EngineAttr],
 )

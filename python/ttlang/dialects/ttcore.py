@@ -10,20 +10,26 @@
 - `#ttcore.data_format<bf16|f32|bfp8_b>`: the element format of a tile (and of a CB
   page); `bfp8_b` (block floating point, a shared exponent per 16 values) is accepted
   by the parser and reserved for later.
+- `#ttcore.device<n150, grid = 8x8, cb_l1_bytes = 1396736, max_cbs = 32, dst_tiles = 16x8>`:
+  the target device, what passes need of it (from its description, ttlang.device); the
+  frontend puts it on the module as `ttcore.device`. A module without one targets the
+  default device.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from xdsl.dialects.builtin import IntAttr
+from xdsl.dialects.builtin import IntAttr, StringAttr
 from xdsl.dialects.utils import EnumAttribute
-from xdsl.ir import Attribute, Dialect, ParametrizedAttribute, TypeAttribute
+from xdsl.ir import Attribute, Dialect, Operation, ParametrizedAttribute, TypeAttribute
 from xdsl.irdl import irdl_attr_definition, param_def
 from xdsl.parser import AttrParser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.str_enum import StrEnum
+
+from ttlang.device import DeviceDescription, load_device
 
 TILE_ROWS = 32
 TILE_COLS = 32
@@ -181,8 +187,98 @@ class GridAttr(ParametrizedAttribute):
             )
 
 
+@irdl_attr_definition
+class DeviceAttr(ParametrizedAttribute):
+    """The target device as passes see it: its name, the compute grid a program may
+    use, the L1 bytes and count of circular buffers a core has, and DST's capacity in
+    tiles of 16-bit and of 32-bit data (the whole register; half sync halves it)."""
+
+    name = "ttcore.device"
+
+    device_name: StringAttr = param_def(StringAttr)
+    grid: GridAttr = param_def(GridAttr)
+    cb_l1_bytes: IntAttr = param_def(IntAttr)
+    max_cbs: IntAttr = param_def(IntAttr)
+    dst_tiles_16bit: IntAttr = param_def(IntAttr)
+    dst_tiles_32bit: IntAttr = param_def(IntAttr)
+
+    @staticmethod
+    def from_description(
+        device: DeviceDescription, grid: tuple[int, int] | None = None
+    ) -> DeviceAttr:
+        """`device`'s attribute; `grid` narrows its compute grid (a smaller device)."""
+        rows, cols = grid or device.grid.compute_grid
+        return DeviceAttr(
+            StringAttr(device.name),
+            GridAttr(rows, cols),
+            IntAttr(device.l1.cb_budget_bytes),
+            IntAttr(device.l1.max_cbs),
+            IntAttr(device.dst.tiles_16bit),
+            IntAttr(device.dst.tiles_32bit),
+        )
+
+    def dst_capacity_tiles(self, fp32_dest_acc_en: bool, dst_full_sync_en: bool) -> int:
+        """DST tiles one sync section may use."""
+        whole = (self.dst_tiles_32bit if fp32_dest_acc_en else self.dst_tiles_16bit).data
+        return whole if dst_full_sync_en else whole // 2
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        def field(keyword: str) -> list[int]:
+            parser.parse_punctuation(",")
+            parser.parse_keyword(keyword)
+            parser.parse_punctuation("=")
+            if keyword in ("grid", "dst_tiles"):
+                shape = parser.parse_dimension_list()
+                if len(shape) != 2:
+                    parser.raise_error(f"expected {keyword} as two dimensions, got {len(shape)}")
+                return shape
+            return [parser.parse_integer(allow_boolean=False, allow_negative=False)]
+
+        with parser.in_angle_brackets():
+            device_name = parser.parse_identifier_or_str_literal("device name")
+            (rows, cols), (cb_bytes,), (max_cbs,), (dst16, dst32) = (
+                field(k) for k in ("grid", "cb_l1_bytes", "max_cbs", "dst_tiles")
+            )
+        return (
+            StringAttr(device_name),
+            GridAttr(rows, cols),
+            IntAttr(cb_bytes),
+            IntAttr(max_cbs),
+            IntAttr(dst16),
+            IntAttr(dst32),
+        )
+
+    def print_parameters(self, printer: Printer) -> None:
+        with printer.in_angle_brackets():
+            printer.print_string(
+                f"{self.device_name.data}, grid = {self.grid.rows.data}x{self.grid.cols.data}, "
+                f"cb_l1_bytes = {self.cb_l1_bytes.data}, max_cbs = {self.max_cbs.data}, "
+                f"dst_tiles = {self.dst_tiles_16bit.data}x{self.dst_tiles_32bit.data}"
+            )
+
+    def verify(self) -> None:
+        if self.dst_tiles_16bit.data < 2 or self.dst_tiles_32bit.data < 2:
+            raise VerifyException("a device's DST holds at least two tiles (one per half).")
+
+
+DEVICE_ATTR = "ttcore.device"
+
+
+def device_of(op: Operation) -> DeviceAttr:
+    """The device the module enclosing `op` targets (its `ttcore.device`; the default
+    device when it names none)."""
+    holder: Operation | None = op
+    while holder is not None:
+        attr = holder.attributes.get(DEVICE_ATTR)
+        if isinstance(attr, DeviceAttr):
+            return attr
+        holder = holder.parent_op()
+    return DeviceAttr.from_description(load_device())
+
+
 TTCore = Dialect(
     "ttcore",
     [],
-    [DataTypeAttr, MemorySpaceAttr, IteratorTypeAttr, TileType, GridAttr],
+    [DataTypeAttr, MemorySpaceAttr, IteratorTypeAttr, TileType, GridAttr, DeviceAttr],
 )

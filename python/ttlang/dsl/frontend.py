@@ -40,6 +40,8 @@ from typing import Any, NoReturn
 
 from xdsl.dialects import arith, func, scf
 from xdsl.dialects.builtin import (
+    AffineMapAttr,
+    ArrayAttr,
     DictionaryAttr,
     FileLineColLoc,
     IndexType,
@@ -53,10 +55,21 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Block as IRBlock
 from xdsl.ir import Operation, Region, SSAValue
+from xdsl.ir.affine import AffineExpr, AffineMap
 from xdsl.utils.exceptions import VerifyException
 
+from ttlang.device import load_device
 from ttlang.dialects import d2m
-from ttlang.dialects.ttcore import GridAttr, MemorySpace, MemorySpaceAttr, TileType
+from ttlang.dialects.ttcore import (
+    DEVICE_ATTR,
+    DeviceAttr,
+    GridAttr,
+    IteratorType,
+    IteratorTypeAttr,
+    MemorySpace,
+    MemorySpaceAttr,
+    TileType,
+)
 from ttlang.dsl import api, operators
 from ttlang.dsl.diagnostics import (
     CompilerBug,
@@ -165,7 +178,7 @@ def check_options(
     grid_node = _decorator_keyword(kernel, "grid")
     if len(grid) != 2 or any(not isinstance(d, int) or d < 1 for d in grid):
         raise kernel.error(grid_node, f"grid must be two positive ints (rows, cols), but is {grid!r}")
-    device_rows, device_cols = options.device_grid
+    device_rows, device_cols = options.core_grid
     if grid[0] > device_rows or grid[1] > device_cols:
         raise kernel.error(
             grid_node,
@@ -202,6 +215,55 @@ def check_options(
             _decorator_keyword(kernel, "cb_buffers"),
             f"cb_buffers has {len(options.cb_buffers)} entries, but the kernel has {len(tensors)} tensors",
         )
+
+
+def iteration_space(
+    kernel: ParsedFunction, options: KernelOptions, tensors: Sequence[api.KernelTensor]
+) -> tuple[list[AffineMap], list[IteratorType]] | None:
+    """The kernel's `indexing_maps` as affine maps (each callable is called with one
+    dimension expression per loop dim) and its iterator types; None without maps."""
+    if options.indexing_maps is None:
+        if options.iterator_types is not None:
+            raise kernel.error(
+                _decorator_keyword(kernel, "iterator_types"),
+                "iterator_types needs indexing_maps beside it",
+                "give one indexing map per tensor, e.g. `lambda m, n, k: (m, k)`",
+            )
+        return None
+    maps_node = _decorator_keyword(kernel, "indexing_maps")
+    if len(options.indexing_maps) != len(tensors):
+        raise kernel.error(
+            maps_node,
+            f"indexing_maps has {len(options.indexing_maps)} entries, but the kernel has "
+            f"{len(tensors)} tensors",
+            "give one map per tensor argument, e.g. `lambda m, n, k: (m, k)`",
+        )
+    maps = []
+    for tensor, indexing_map in zip(tensors, options.indexing_maps):
+        if not callable(indexing_map):
+            raise kernel.error(maps_node, f"the indexing map of `{tensor.name}` is not a callable")
+        rank = len(inspect.signature(indexing_map).parameters)
+        results = indexing_map(*(AffineExpr.dimension(d) for d in range(rank)))
+        results = tuple(AffineExpr.constant(r) if isinstance(r, int) else r for r in results)
+        if len(results) != tensor.rank or not all(isinstance(r, AffineExpr) for r in results):
+            raise kernel.error(
+                maps_node,
+                f"the indexing map of `{tensor.name}` must return one loop dim or int per "
+                f"dim of the tensor ({tensor.rank})",
+            )
+        maps.append(AffineMap(rank, 0, results))
+    loop_rank = maps[0].num_dims
+    if any(m.num_dims != loop_rank for m in maps):
+        raise kernel.error(maps_node, "every indexing map must take the same loop dims")
+    iterator_types = options.iterator_types or ("parallel",) * loop_rank
+    valid = {t.value for t in IteratorType}
+    if len(iterator_types) != loop_rank or any(t not in valid for t in iterator_types):
+        raise kernel.error(
+            _decorator_keyword(kernel, "iterator_types"),
+            f"iterator_types must give \"parallel\" or \"reduction\" for each of the "
+            f"{loop_rank} loop dims, but is {iterator_types!r}",
+        )
+    return maps, [IteratorType(t) for t in iterator_types]
 
 
 def _block_tile_shape(tensor: api.KernelTensor, factors: Sequence[int] | None) -> tuple[int, ...] | None:
@@ -281,8 +343,9 @@ def build_module(
     kernel = parse_function(function)
     tensors = describe_tensors(kernel, args, options.num_outs)
     check_options(kernel, options, tensors)
+    space = iteration_space(kernel, options, tensors)
     program = trace_kernel(kernel, tensors, params)
-    module = KernelBuilder(kernel, tensors, program, options).build()
+    module = KernelBuilder(kernel, tensors, program, options, space).build()
     try:
         module.verify()
     except VerifyException as error:
@@ -311,7 +374,9 @@ class KernelBuilder:
         tensors: Sequence[api.KernelTensor],
         program: api.Program,
         options: KernelOptions,
+        space: tuple[list[AffineMap], list[IteratorType]] | None = None,
     ):
+        self.space = space
         self.kernel = kernel
         self.tensors = tensors
         self.program = program
@@ -347,20 +412,27 @@ class KernelBuilder:
 
         regions = [self._thread_region(thread) for thread in self.program.threads]
         num_inputs = len(self.tensors) - self.options.num_outs
+        maps, iterator_types = self.space or ([], [])
         generic = d2m.GenericOp(
             inputs=self.dram_operands[:num_inputs],
             outputs=self.dram_operands[num_inputs:],
             grid=GridAttr(*self.options.grid),
             # The threads index their blocks explicitly, so each core runs every region
-            # once: one block iteration per grid dimension.
-            block_factors=[1, 1],
+            # once: one block iteration per loop (or grid) dimension.
+            block_factors=[1] * (len(iterator_types) or 2),
             threads=[d2m.ThreadType(thread.kind) for thread in self.program.threads],
             thread_regions=regions,
+            indexing_maps=ArrayAttr(AffineMapAttr(m) for m in maps) if maps else None,
+            iterator_types=ArrayAttr(IteratorTypeAttr(t) for t in iterator_types) if maps else None,
         )
         generic.location = kernel_func.location
         entry.add_op(generic)
         entry.add_op(func.ReturnOp())
-        return ModuleOp([kernel_func])
+        module = ModuleOp([kernel_func])
+        module.attributes[DEVICE_ATTR] = DeviceAttr.from_description(
+            load_device(self.options.device), self.options.core_grid
+        )
+        return module
 
     def _thread_region(self, thread: api.Thread) -> Region:
         source = parse_function(thread.function)

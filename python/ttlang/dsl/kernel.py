@@ -28,7 +28,8 @@ from xdsl.dialects.builtin import ModuleOp
 
 from ttlang.dsl.diagnostics import CompilerBug, KernelError, SourceLocation, definition_location
 from ttlang.dsl.frontend import DATA_TYPES, build_module
-from ttlang.dsl.options import DEFAULT_DEVICE_GRID, KernelOptions, freeze
+from ttlang.device import DEFAULT_DEVICE, load_device
+from ttlang.dsl.options import KernelOptions, freeze
 from ttlang.target.program import ComputeConfig, MathFidelity
 
 
@@ -117,6 +118,8 @@ class Kernel:
 def pykernel_gen(
     grid: Sequence[int],
     block_factors: Sequence[Sequence[int]] | None = None,
+    indexing_maps: Sequence[Any] | None = None,
+    iterator_types: Sequence[str] | None = None,
     num_outs: int = 1,
     memory_space: str = "L1",
     cb_buffers: int | Sequence[int] = 2,
@@ -124,19 +127,27 @@ def pykernel_gen(
     fp32_dest_acc_en: bool = False,
     math_approx_mode: bool = False,
     dst_full_sync_en: bool = False,
-    device_grid: Sequence[int] = DEFAULT_DEVICE_GRID,
+    device: str = DEFAULT_DEVICE,
+    device_grid: Sequence[int] | None = None,
 ):
     """Declares a kernel running on `grid` (rows, cols) of cores.
 
     `block_factors`: the CB block shape of each tensor argument, in tiles ((rows, cols),
     or one entry per dim); default one tile. The last `num_outs` tensors are outputs.
+    `indexing_maps` (one `lambda m, n, k: (m, k)` per tensor) and `iterator_types`
+    ("parallel" / "reduction" per loop dim) describe the iteration space of tensors no
+    thread moves with `dma` (docs/dsl.md, "Implicit operands").
     `cb_buffers`: blocks per CB (one count, or one per tensor). The compute
     configuration (`math_fidelity`, `fp32_dest_acc_en`, `math_approx_mode`,
-    `dst_full_sync_en`) is tt-metal's. `device_grid` is the target's core grid.
+    `dst_full_sync_en`) is tt-metal's. `device` names the target's description
+    (ttlang.device: grid, L1, DST, costs); `device_grid` narrows its core grid.
     """
+    load_device(device)  # an unknown device fails here, at the decorator
     options = KernelOptions(
         grid=freeze(grid),
         block_factors=freeze(block_factors),
+        indexing_maps=freeze(indexing_maps),
+        iterator_types=freeze(iterator_types),
         num_outs=num_outs,
         memory_space=memory_space,
         cb_buffers=freeze(cb_buffers),
@@ -146,6 +157,7 @@ def pykernel_gen(
             math_approx_mode=math_approx_mode,
             dst_full_sync_en=dst_full_sync_en,
         ),
+        device=device,
         device_grid=freeze(device_grid),
     )
 

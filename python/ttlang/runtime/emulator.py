@@ -1,9 +1,15 @@
 """The emulator target: run a Program on the C++ Tensix emulator in a subprocess.
 
 The runtime executable and the kernels are built by `toolchain` (cached). A run
-exchanges files with the emulator in a temporary directory (program.txt, tile pages
-of every DRAM buffer, report.json; see lib/program_loader.h). A kernel that crashes
+exchanges files with the emulator in a temporary directory (program.txt, which names
+the device description file, tile pages of every DRAM buffer, report.json; see
+lib/program_loader.h). A kernel that crashes
 or hangs ends the subprocess, never this process: it comes back as EmulatorError.
+
+Tensors are passed by buffer, as on a device: every given tensor's contents are
+uploaded, outputs included (tiles a kernel never writes come back unchanged), and one
+tensor given for several buffers (`k(acc, addend, acc)`) is one DRAM buffer: the
+first of them; the others' runtime arguments name it.
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ from pathlib import Path
 
 import torch
 
+from ttlang.device import load_device
 from ttlang.runtime import tiles, toolchain
 from ttlang.runtime.errors import EmulatorError
 from ttlang.runtime.report import TimingReport
@@ -30,20 +37,40 @@ def run(program: Program, tensors: dict[str, torch.Tensor], timeout_s: float | N
     executable = toolchain.runtime_executable()
     libraries = toolchain.kernel_libraries(program.kernels, program.compute_config.math_approx_mode)
     timeout = timeout_s or float(os.environ.get("TTLANG_EMULATOR_TIMEOUT", DEFAULT_TIMEOUT_S))
+    same_buffer = _shared_buffers(program, tensors)
     with tempfile.TemporaryDirectory(prefix="ttemu-") as work_dir:
         work = Path(work_dir)
-        (work / "program.txt").write_text(_program_text(program, libraries))
+        (work / "program.txt").write_text(_program_text(program, libraries, tensors, same_buffer))
         for index, buffer in enumerate(program.buffers):
-            if buffer.is_input:
+            if buffer.name in tensors and same_buffer[buffer.name] == buffer.name:
                 (work / f"buffer{index}.in").write_bytes(tiles.to_page_bytes(tensors[buffer.name], buffer))
         _run_subprocess(executable, work, timeout)
+        index_of = {buffer.name: index for index, buffer in enumerate(program.buffers)}
         outputs = {
-            buffer.name: tiles.from_page_bytes((work / f"buffer{index}.out").read_bytes(), buffer)
-            for index, buffer in enumerate(program.buffers)
+            buffer.name: tiles.from_page_bytes(
+                (work / f"buffer{index_of[same_buffer[buffer.name]]}.out").read_bytes(), buffer
+            )
+            for buffer in program.buffers
             if buffer.is_output
         }
         report = TimingReport.from_json((work / "report.json").read_text())
     return outputs, report
+
+
+def _shared_buffers(program: Program, tensors: dict[str, torch.Tensor]) -> dict[str, str]:
+    """Buffer name -> the buffer holding its data: the first buffer given the same
+    tensor (same storage, offset, shape and strides), else itself."""
+    first: dict[tuple, str] = {}
+    same_buffer = {}
+    for buffer in program.buffers:
+        tensor = tensors.get(buffer.name)
+        if tensor is None:
+            same_buffer[buffer.name] = buffer.name
+            continue
+        key = (tensor.untyped_storage().data_ptr(), tensor.storage_offset(), tuple(tensor.shape),
+               tuple(tensor.stride()), tensor.dtype)
+        same_buffer[buffer.name] = first.setdefault(key, buffer.name)
+    return same_buffer
 
 
 def _check_program(program: Program, tensors: dict[str, torch.Tensor]) -> None:
@@ -71,24 +98,39 @@ def _check_program(program: Program, tensors: dict[str, torch.Tensor]) -> None:
             raise EmulatorError(f"buffer name '{buffer.name}' must not contain spaces")
 
 
-def _program_text(program: Program, libraries: list[Path]) -> str:
+def _program_text(
+    program: Program,
+    libraries: list[Path],
+    tensors: dict[str, torch.Tensor],
+    same_buffer: dict[str, str],
+) -> str:
+    """The emulator's program file. A buffer line's flags say whether the buffer has
+    initial data (every given tensor: by-buffer semantics) and is read back (an output,
+    or the buffer an output shares)."""
     config = program.compute_config
     lines = [
+        f"device {load_device(program.device).path}",
         f"grid {program.grid[0]} {program.grid[1]}",
         f"compute_config {config.math_fidelity} {int(config.fp32_dest_acc_en)} "
         f"{int(config.math_approx_mode)} {int(config.dst_full_sync_en)}",
     ]
     lines += [f"cb {c.index} {c.num_pages} {c.page_size} {c.data_format}" for c in program.cbs]
+    read_back = {same_buffer[b.name] for b in program.buffers if b.is_output}
     lines += [
-        f"buffer {i} {b.name} {b.data_format} {b.num_pages} {int(b.is_input)} {int(b.is_output)}"
+        f"buffer {i} {b.name} {b.data_format} {b.num_pages} {int(b.name in tensors)} "
+        f"{int(b.name in read_back)}"
         for i, b in enumerate(program.buffers)
+        if same_buffer[b.name] == b.name
     ]
     if program.semaphores:
         lines.append("semaphores " + " ".join(str(int(v)) for v in program.semaphores))
     lines += [f"kernel {k.name} {k.kind} {lib}" for k, lib in zip(program.kernels, libraries)]
     for kernel_name, per_core in sorted(program.runtime_args.items()):
         for (row, col), args in sorted(per_core.items()):
-            words = [f"@{a.buffer}" if isinstance(a, BufferAddress) else str(int(a) & 0xFFFFFFFF) for a in args]
+            words = [
+                f"@{same_buffer[a.buffer]}" if isinstance(a, BufferAddress) else str(int(a) & 0xFFFFFFFF)
+                for a in args
+            ]
             lines.append(" ".join(["args", kernel_name, str(row), str(col), *words]))
     return "\n".join(lines) + "\n"
 

@@ -1,7 +1,8 @@
 """The kernel function's `ttcore.compute_config` attribute, read as a `ComputeConfig`.
 
 The frontend writes the attribute (docs/pipeline.md); the passes that need DST
-capacity and the program builder read it here.
+capacity (`dst_capacity_of`, with the module's `ttcore.device`) and the program builder
+read it here.
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from __future__ import annotations
 from xdsl.dialects.builtin import DictionaryAttr, IntegerAttr, StringAttr
 from xdsl.ir import Attribute, Operation
 
+from ttlang.dialects.ttcore import device_of
 from ttlang.target.program import ComputeConfig
 
 COMPUTE_CONFIG_ATTR = "ttcore.compute_config"
@@ -40,3 +42,10 @@ def compute_config_of(op: Operation) -> ComputeConfig:
     if holder is None:
         return ComputeConfig()
     return config_from_attr(holder.attributes[COMPUTE_CONFIG_ATTR])
+
+
+def dst_capacity_of(op: Operation) -> int:
+    """DST tiles one sync section may use in the function enclosing `op`: its compute
+    configuration on its module's device."""
+    config = compute_config_of(op)
+    return device_of(op).dst_capacity_tiles(config.fp32_dest_acc_en, config.dst_full_sync_en)

@@ -17,6 +17,8 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import Literal
 
+from ttlang.device import DEFAULT_DEVICE
+
 DataFormat = Literal["bf16", "fp32"]
 KernelKind = Literal["compute", "reader", "writer"]
 MathFidelity = Literal["LoFi", "HiFi2", "HiFi3", "HiFi4"]
@@ -49,16 +51,6 @@ class ComputeConfig:
     fp32_dest_acc_en: bool = False
     math_approx_mode: bool = False
     dst_full_sync_en: bool = False
-
-    @property
-    def dst_capacity_tiles(self) -> int:
-        """DST tiles available to one sync section (shared/reference/tensix.md)."""
-        full = 8 if self.fp32_dest_acc_en else 16
-        return full if self.dst_full_sync_en else full // 2
-
-
-MAX_CBS_PER_CORE = 32
-"""Circular buffers a Tensix core has (CB ids 0..31, tt-metal's NUM_CIRCULAR_BUFFERS)."""
 
 
 @dataclass(frozen=True)
@@ -125,6 +117,7 @@ class Program:
     compute_config: ComputeConfig = field(default_factory=ComputeConfig)
     # Semaphores: initial values, allocated identically on every core (ids 0..n-1).
     semaphores: list[int] = field(default_factory=list)
+    device: str = DEFAULT_DEVICE  # the description (ttlang.device) the program targets
 
     def to_json(self) -> str:
         """A stable JSON form (for caching and for the emulator's launcher)."""
@@ -146,5 +139,6 @@ class Program:
             },
             "compute_config": asdict(self.compute_config),
             "semaphores": list(self.semaphores),
+            "device": self.device,
         }
         return json.dumps(doc, indent=1, sort_keys=True)

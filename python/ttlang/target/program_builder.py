@@ -8,14 +8,15 @@ their runtime-argument layout, compute configuration). Output:
   gets the CB ids as compile-time args (arg `i` is CB `i`);
 - CBs: page = one tile of the block's format, pages = tiles per block x blocks (the
   operand CBs and the compute-local CBs d2m-bufferize and d2m-memref-provenance bound);
-  together they must fit a core: at most `MAX_CBS_PER_CORE` of them, in the L1 it
-  leaves to CBs (`L1_CB_BUDGET_BYTES`), else `CBBudgetError` names the kernel and
-  lists the CBs;
+  together they must fit a core of the module's `ttcore.device`: at most its
+  `max_cbs` of them, in the `cb_l1_bytes` of L1 it leaves to CBs, else
+  `CBBudgetError` names the kernel and lists the CBs;
 - buffers: one DRAM buffer per kernel tensor, its logical shape in elements;
 - runtime args per kernel and core, following the layout: a buffer's DRAM address
   (`BufferAddress`), the core's (row, column), the grid's (rows, columns);
 - the compute configuration from the kernel's `ttcore.compute_config`;
-- the semaphores, each starting at 0.
+- the semaphores, each starting at 0;
+- the device, by name.
 """
 
 from __future__ import annotations
@@ -31,11 +32,10 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute
 
 from ttlang.dialects import d2m
-from ttlang.dialects.ttcore import DataType, GridAttr, TileType
+from ttlang.dialects.ttcore import DataType, DeviceAttr, GridAttr, TileType, device_of
 from ttlang.target.compute_config import config_from_attr
 from ttlang.target.cpp import translate_kernels
 from ttlang.target.program import (
-    MAX_CBS_PER_CORE,
     TILE_COLS,
     TILE_ROWS,
     BufferAddress,
@@ -54,16 +54,6 @@ from ttlang.conversion.d2m_to_ttkernel import PROGRAM_ATTR
 _DATA_FORMAT: dict[DataType, DataFormat] = {DataType.BF16: "bf16", DataType.F32: "fp32"}
 
 
-L1_BYTES_PER_CORE = 1464 * 1024
-"""A Wormhole Tensix core's L1 (shared/reference/tensix.md)."""
-
-L1_RESERVED_BYTES = 100 * 1024
-"""The low L1 that firmware, kernel binaries and semaphores take (the emulator's
-`Device::kL1ReservedBytes`); CBs are placed above it."""
-
-L1_CB_BUDGET_BYTES = L1_BYTES_PER_CORE - L1_RESERVED_BYTES
-
-
 class ProgramError(Exception):
     """The module does not describe a program (it was not lowered by the pipeline)."""
 
@@ -72,16 +62,17 @@ class CBBudgetError(ProgramError):
     """The program's circular buffers do not fit a core (too many, or too big for L1)."""
 
 
-def check_cb_budget(kernel: str, cbs: list[CBConfig]) -> None:
+def check_cb_budget(kernel: str, cbs: list[CBConfig], device: DeviceAttr) -> None:
     """Raises CBBudgetError when `kernel` needs more CBs, or more L1 for them, than a
-    core has."""
-    if len(cbs) > MAX_CBS_PER_CORE:
+    core of `device` has."""
+    max_cbs, budget = device.max_cbs.data, device.cb_l1_bytes.data
+    if len(cbs) > max_cbs:
         raise CBBudgetError(
             f"kernel '{kernel}': needs {len(cbs)} circular buffers, more than the "
-            f"{MAX_CBS_PER_CORE} a core has; fewer temporaries or spills would fit."
+            f"{max_cbs} a core has; fewer temporaries or spills would fit."
         )
     total = sum(cb.num_pages * cb.page_size for cb in cbs)
-    if total <= L1_CB_BUDGET_BYTES:
+    if total <= budget:
         return
     listing = ", ".join(
         f"cb{cb.index} {cb.num_pages} x {cb.page_size} B"
@@ -89,9 +80,8 @@ def check_cb_budget(kernel: str, cbs: list[CBConfig]) -> None:
     )
     raise CBBudgetError(
         f"kernel '{kernel}': its {len(cbs)} circular buffers need {total // 1024} KiB of L1 "
-        f"per core, more than the {L1_CB_BUDGET_BYTES // 1024} KiB left for CBs "
-        f"({L1_BYTES_PER_CORE // 1024} KiB less {L1_RESERVED_BYTES // 1024} KiB reserved): "
-        f"{listing}; use smaller blocks (block_factors) or fewer blocks per CB."
+        f"per core, more than the {budget // 1024} KiB a core of the {device.device_name.data} "
+        f"leaves for CBs: {listing}; use smaller blocks (block_factors) or fewer blocks per CB."
     )
 
 
@@ -167,7 +157,8 @@ def build_program(module: ModuleOp) -> Program:
     cbs = [cb_config(index, cb_type) for index, cb_type in enumerate(description["cbs"].data)]
     name = description["name"]
     assert isinstance(name, StringAttr)
-    check_cb_budget(name.data, cbs)
+    device = device_of(module)
+    check_cb_budget(name.data, cbs, device)
     sources = translate_kernels(module)
     compile_time_args = tuple(cb.index for cb in cbs)
     kernels = [
@@ -201,4 +192,5 @@ def build_program(module: ModuleOp) -> Program:
         runtime_args=runtime_args,
         compute_config=compute_config,
         semaphores=[0] * semaphores.value.data,
+        device=device.device_name.data,
     )

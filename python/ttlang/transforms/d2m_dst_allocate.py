@@ -18,6 +18,9 @@ analysis (`ttlang.transforms.analysis.dst_liveness`) and is written into the bod
   values still needed are packed into a compute-local CB (`d2m.local_cb` at the region
   entry, one page per value and subblock tile) and later uses read them from there
   (FPU ops directly, others after a `d2m.tile_copy`);
+- every placed op gets its `engine` property (`d2m.Engine`: fpu, dest_to_srca/srcb,
+  sfpu, or unpack for a broadcast/transpose the unpacker applies), which
+  convert-d2m-to-ttkernel lowers by;
 - the generic gets `d2m.dst_slots`, the slots its body uses at most.
 
 With `report=true` the pass prints, per generic, the DST tiles used at most against
@@ -36,9 +39,9 @@ After:
 
     linalg.generic {...} ins(%a, %b : ...) outs(%o : ...) {
     ^bb0(%x: !tile, %y: !tile, %out: !tile):
-      %c = d2m.tile_copy %x {d2m.dst_slot = 0 : i64} : !tile
-      %e = d2m.tile_exp %c {d2m.dst_slot = 0 : i64} : !tile
-      %s = d2m.tile_add %e, %y {d2m.dst_slot = 0 : i64} : !tile   // dest reuse
+      %c = d2m.tile_copy %x {d2m.dst_slot = 0 : i64, engine = #d2m.engine<fpu>} : !tile
+      %e = d2m.tile_exp %c {d2m.dst_slot = 0 : i64, engine = #d2m.engine<sfpu>} : !tile
+      %s = d2m.tile_add %e, %y {d2m.dst_slot = 0 : i64, engine = #d2m.engine<dest_to_srca>} : !tile
       linalg.yield %s : !tile
     } {d2m.dst_slots = 1 : i64}
 
@@ -66,7 +69,7 @@ from xdsl.pattern_rewriter import (
 
 from ttlang.dialects import d2m
 from ttlang.dialects.ttcore import MemorySpace, MemorySpaceAttr, TileType
-from ttlang.target.compute_config import compute_config_of
+from ttlang.target.compute_config import dst_capacity_of
 from ttlang.transforms.analysis.dst_liveness import (
     DST_SLOT_ATTR,
     DST_SLOTS_ATTR,
@@ -113,6 +116,7 @@ def write_schedule(generic: GenericOp, schedule: DstSchedule, tiles: int) -> Non
     for step in schedule.steps:
         if isinstance(step, Copy):
             copy = d2m.TileCopyOp(now(step.value))
+            copy.engine = d2m.EngineAttr(step.engine)
             copy.attributes[DST_SLOT_ATTR] = _slot_attr(step.slot)
             anchor_op = anchor[step.index]
             assert anchor_op is not None
@@ -132,6 +136,7 @@ def write_schedule(generic: GenericOp, schedule: DstSchedule, tiles: int) -> Non
                 copies[placed] if isinstance(placed, Copy) else now(placed)
                 for placed in step.operands
             ]
+            step.op.engine = d2m.EngineAttr(step.engine)  # type: ignore[attr-defined]
             if step.slot is None:
                 step.op.attributes.pop(DST_SLOT_ATTR, None)
             else:
@@ -179,7 +184,7 @@ class AllocateDst(RewritePattern):
             return
         if op.res:
             raise PassError(op, "still returns tensors; run d2m-bufferize first.")
-        capacity = compute_config_of(op).dst_capacity_tiles
+        capacity = dst_capacity_of(op)
         tiles = subblock_tiles(op)
         if tiles > capacity:
             raise PassError(

@@ -84,7 +84,7 @@ from xdsl.rewriter import InsertPoint
 
 from ttlang.dialects import d2m
 from ttlang.dialects.ttcore import MemorySpace, MemorySpaceAttr, TileType
-from ttlang.target.compute_config import compute_config_of
+from ttlang.target.compute_config import dst_capacity_of
 from ttlang.transforms.analysis.dst_liveness import (
     DST_SLOT_ATTR,
     DST_SLOTS_ATTR,
@@ -271,7 +271,7 @@ class _Subblock:
 
         def one_tile(inner: Builder, ivs: dict[int, SSAValue], t: SSAValue) -> None:
             operands = [self.operand(inner, v, ivs, t) for v in op.operands]
-            if isinstance(op, d2m.TileCopyOp) and self.slot_of(op.input) is None:
+            if isinstance(op, d2m.TileCopyOp) and op.engine == d2m.EngineAttr(d2m.Engine.FPU):
                 self.store_dst(inner, operands[0], slot, t)  # copy_tile
                 return
             new = op.clone(value_mapper=dict(zip(op.operands, operands)))
@@ -398,7 +398,9 @@ def _init_accumulator(
 
     def one_tile(inner: Builder, ivs: dict[int, SSAValue], t: SSAValue) -> None:
         if undefined_init:
-            tile = inner.insert(d2m.TileFillOp(MAX_IDENTITY, tile_type)).result
+            fill = d2m.TileFillOp(MAX_IDENTITY, tile_type)
+            fill.engine = d2m.EngineAttr(d2m.Engine.SFPU)
+            tile = inner.insert(fill).result
         else:
             indices = _map_indices(inner, output_map, ivs, state.generic)
             tile = inner.insert(memref.LoadOp.get(output, indices)).res
@@ -416,7 +418,7 @@ class LowerGenericToTileLoops(RewritePattern):
             return
         if op.res:
             raise PassError(op, "still returns tensors; run d2m-bufferize first.")
-        _lower_generic(op, compute_config_of(op).dst_capacity_tiles)
+        _lower_generic(op, dst_capacity_of(op))
         rewriter.erase(op)
 
 

@@ -56,8 +56,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from ttlang.dialects import d2m
-from ttlang.dialects.ttcore import MemorySpace, MemorySpaceAttr
-from ttlang.target.program import MAX_CBS_PER_CORE
+from ttlang.dialects.ttcore import MemorySpace, MemorySpaceAttr, device_of
 from ttlang.transforms.analysis.provenance import (
     CBBlock,
     IntermediateBuffer,
@@ -222,11 +221,12 @@ def bind_compute_region(generic: d2m.GenericOp, entry: Block) -> None:
             _check_generic_blocks(op)
     operand_cbs = sum(isinstance(arg.type, d2m.CBType) for arg in entry.args)
     local_cbs = sum(isinstance(op, d2m.LocalCBOp) for op in entry.ops)
-    if operand_cbs + local_cbs > MAX_CBS_PER_CORE:
+    max_cbs = device_of(generic).max_cbs.data
+    if operand_cbs + local_cbs > max_cbs:
         raise PassError(
             generic,
             f"needs {operand_cbs + local_cbs} circular buffers ({operand_cbs} operands, "
-            f"{local_cbs} compute temporaries), more than the {MAX_CBS_PER_CORE} a core has.",
+            f"{local_cbs} compute temporaries), more than the {max_cbs} a core has.",
         )
 
 

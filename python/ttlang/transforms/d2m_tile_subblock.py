@@ -50,7 +50,7 @@ from xdsl.pattern_rewriter import (
 )
 
 from ttlang.dialects.ttcore import TileType
-from ttlang.target.compute_config import compute_config_of
+from ttlang.target.compute_config import dst_capacity_of
 from ttlang.transforms.analysis.dst_liveness import (
     SUBBLOCK_ATTR,
     DstLivenessError,
@@ -89,7 +89,7 @@ class SubblockGeneric(RewritePattern):
             footprint = schedule_dst(op).peak
         except DstLivenessError as error:
             raise PassError(error.op, error.message) from None
-        capacity = compute_config_of(op).dst_capacity_tiles
+        capacity = dst_capacity_of(op)
         ranges = loop_ranges(op)
         extents = [ranges[d] for d in parallel_dims(op)]
         if prod(extents) * footprint <= capacity:

@@ -1,5 +1,5 @@
 // The compute thread at the loop stage -> a compute kernel of ttkernel calls.
-// RUN: %ttlang-opt %s --split-input-file -p d2m-tile-subblock,d2m-dst-allocate,d2m-lower-to-loops,convert-d2m-to-ttkernel | FileCheck %s
+// RUN: %ttlang-opt %s --split-input-file -p d2m-tile-subblock,d2m-dst-allocate,d2m-lower-to-loops,convert-d2m-to-ttkernel,ttkernel-place-inits | FileCheck %s
 
 !tile = !ttcore.tile<32x32, bf16>
 !dram = memref<2x2x!tile, #ttcore.memory_space<dram>>

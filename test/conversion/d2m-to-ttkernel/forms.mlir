@@ -1,6 +1,6 @@
 // Compute-engine forms after DST allocation: FPU with dest reuse, DST-to-DST copies,
 // transposed matmul B operands.
-// RUN: %ttlang-opt %s --split-input-file -p d2m-tile-subblock,d2m-dst-allocate,d2m-lower-to-loops,convert-d2m-to-ttkernel,canonicalize,cse | FileCheck %s
+// RUN: %ttlang-opt %s --split-input-file -p d2m-tile-subblock,d2m-dst-allocate,d2m-lower-to-loops,convert-d2m-to-ttkernel,ttkernel-place-inits,canonicalize,cse | FileCheck %s
 
 !tile = !ttcore.tile<32x32, bf16>
 !dram = memref<1x1x!tile, #ttcore.memory_space<dram>>

@@ -132,7 +132,29 @@ func.func @sfpu_operand_in_cb(%in: !dram) {
     %dst = d2m.acquire_dst : memref<8x!tile, #ttcore.memory_space<dst>>
     %t = memref.load %x[%c0, %c0] : !blk
     // expected-error @+1 {{needs its operand in DST; run d2m-lower-to-loops first.}}
-    %e = d2m.tile_exp %t : !tile
+    %e = d2m.tile_exp %t {engine = #d2m.engine<sfpu>} : !tile
+    memref.store %e, %dst[%c0] : memref<8x!tile, #ttcore.memory_space<dst>>
+  }
+  return
+}
+
+// -----
+
+!tile = !ttcore.tile<32x32, bf16>
+!dram = memref<2x2x!tile, #ttcore.memory_space<dram>>
+!blk = memref<2x2x!tile, #ttcore.memory_space<l1>>
+!cb = !d2m.cb<!blk>
+func.func @no_engine(%in: !dram) {
+  d2m.generic {grid = #ttcore.grid<1x1>, block_factors = [1, 1], threads = [#d2m.thread<compute>]} ins(%in : !dram) outs() {
+  ^bb0(%in_cb: !cb):
+    %c0 = arith.constant 0 : index
+    %x = d2m.wait %in_cb : !cb -> !blk
+    %dst = d2m.acquire_dst : memref<8x!tile, #ttcore.memory_space<dst>>
+    %t = memref.load %x[%c0, %c0] : !blk
+    memref.store %t, %dst[%c0] : memref<8x!tile, #ttcore.memory_space<dst>>
+    %d = memref.load %dst[%c0] : memref<8x!tile, #ttcore.memory_space<dst>>
+    // expected-error @+1 {{has no engine; run d2m-dst-allocate first.}}
+    %e = d2m.tile_exp %d : !tile
     memref.store %e, %dst[%c0] : memref<8x!tile, #ttcore.memory_space<dst>>
   }
   return

@@ -1,6 +1,6 @@
 // d2m.tile_where -> where_tile (its three operands copied into DST) in DST's format:
 // bf16 with a 16-bit DST, f32 with fp32_dest_acc_en.
-// RUN: %ttlang-opt %s --split-input-file -p d2m-tile-subblock,d2m-dst-allocate,d2m-lower-to-loops,convert-d2m-to-ttkernel | FileCheck %s
+// RUN: %ttlang-opt %s --split-input-file -p d2m-tile-subblock,d2m-dst-allocate,d2m-lower-to-loops,convert-d2m-to-ttkernel,ttkernel-place-inits | FileCheck %s
 
 !tile = !ttcore.tile<32x32, bf16>
 !dram = memref<1x1x!tile, #ttcore.memory_space<dram>>

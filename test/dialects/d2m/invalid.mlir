@@ -371,3 +371,21 @@ func.func @spill_nothing(%cb: !d2m.cb<memref<1x1x!ttcore.tile<32x32, bf16>, #ttc
   "d2m.dst_spill"(%cb) {operandSegmentSizes = array<i32: 1, 0>} : (!d2m.cb<memref<1x1x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<l1>>, 1>) -> ()
   return
 }
+
+// -----
+
+!tile = !ttcore.tile<32x32, bf16>
+func.func @sfpu_matmul(%a: !tile, %b: !tile) {
+  // expected-error @+1 {{'d2m.tile_matmul' op cannot run on the sfpu engine; it runs on: fpu.}}
+  %m = d2m.tile_matmul %a, %b, %a {engine = #d2m.engine<sfpu>} : !tile, !tile
+  return
+}
+
+// -----
+
+!tile = !ttcore.tile<32x32, bf16>
+func.func @dest_reuse_div(%a: !tile, %b: !tile) {
+  // expected-error @+1 {{'d2m.tile_div' op cannot run on the dest_to_srca engine; it runs on: sfpu.}}
+  %d = d2m.tile_div %a, %b {engine = #d2m.engine<dest_to_srca>} : !tile
+  return
+}

@@ -85,3 +85,21 @@ func.func @accumulating(%a: !tile, %b: !tile, %acc: !acc) {
   %bscalar = d2m.tile_bcast <scalar> %a : !tile
   return
 }
+
+// The engine d2m-dst-allocate records on a tile op, one of each.
+// CHECK-LABEL: func.func @engines
+// CHECK-NEXT: d2m.tile_add %{{.*}}, %{{.*}} {engine = #d2m.engine<fpu>}
+// CHECK-NEXT: d2m.tile_sub %{{.*}}, %{{.*}} {engine = #d2m.engine<dest_to_srca>}
+// CHECK-NEXT: d2m.tile_mul %{{.*}}, %{{.*}} {engine = #d2m.engine<dest_to_srcb>}
+// CHECK-NEXT: d2m.tile_exp %{{.*}} {engine = #d2m.engine<sfpu>}
+// CHECK-NEXT: d2m.tile_bcast <col> %{{.*}} {engine = #d2m.engine<unpack>}
+// GENERIC-LABEL: "func.func"() <{sym_name = "engines"
+// GENERIC: "d2m.tile_add"(%{{.*}}, %{{.*}}) <{engine = #d2m.engine<fpu>}>
+func.func @engines(%a: !tile, %b: !tile) {
+  %add = d2m.tile_add %a, %b {engine = #d2m.engine<fpu>} : !tile
+  %sub = d2m.tile_sub %a, %b {engine = #d2m.engine<dest_to_srca>} : !tile
+  %mul = d2m.tile_mul %a, %b {engine = #d2m.engine<dest_to_srcb>} : !tile
+  %exp = d2m.tile_exp %a {engine = #d2m.engine<sfpu>} : !tile
+  %bcast = d2m.tile_bcast <col> %a {engine = #d2m.engine<unpack>} : !tile
+  return
+}

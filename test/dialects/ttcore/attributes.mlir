@@ -18,3 +18,6 @@ func.func private @blocks(memref<2x4x!ttcore.tile<32x32, bf16>, #ttcore.memory_s
 
 // CHECK: "test.op"() {grid = #ttcore.grid<2x4>, format = #ttcore.data_format<bf16>, space = #ttcore.memory_space<l1>, iterator = #ttcore.iterator_type<reduction>} : () -> ()
 "test.op"() {grid = #ttcore.grid<2x4>, format = #ttcore.data_format<bf16>, space = #ttcore.memory_space<l1>, iterator = #ttcore.iterator_type<reduction>} : () -> ()
+
+// CHECK: "test.op"() {device = #ttcore.device<n150, grid = 8x8, cb_l1_bytes = 1396736, max_cbs = 32, dst_tiles = 16x8>} : () -> ()
+"test.op"() {device = #ttcore.device<n150, grid = 8x8, cb_l1_bytes = 1396736, max_cbs = 32, dst_tiles = 16x8>} : () -> ()

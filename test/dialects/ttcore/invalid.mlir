@@ -28,3 +28,13 @@ func.func private @fp16_tile(!ttcore.tile<32x32, f16>)
 
 // expected-error @+1 {{Expected `dram`, `l1`, or `dst`}}
 "test.op"() {space = #ttcore.memory_space<sram>} : () -> ()
+
+// -----
+
+// expected-error @+1 {{a device's DST holds at least two tiles (one per half).}}
+"test.op"() {device = #ttcore.device<n150, grid = 8x8, cb_l1_bytes = 1396736, max_cbs = 32, dst_tiles = 1x8>} : () -> ()
+
+// -----
+
+// expected-error @+1 {{expected dst_tiles as two dimensions, got 1}}
+"test.op"() {device = #ttcore.device<n150, grid = 8x8, cb_l1_bytes = 1396736, max_cbs = 32, dst_tiles = 16>} : () -> ()

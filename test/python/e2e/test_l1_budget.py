@@ -7,8 +7,14 @@ import pytest
 import torch
 
 from ttlang import CircularBuffer, Program, TensorAccessor, compute, datamovement, dma, pykernel_gen
-from ttlang.target.program import MAX_CBS_PER_CORE, CBConfig
-from ttlang.target.program_builder import L1_CB_BUDGET_BYTES, CBBudgetError, check_cb_budget
+from ttlang.device import load_device
+from ttlang.dialects.ttcore import DeviceAttr
+from ttlang.target.program import CBConfig
+from ttlang.target.program_builder import CBBudgetError, check_cb_budget
+
+N150 = DeviceAttr.from_description(load_device("n150"))
+L1_CB_BUDGET_BYTES = N150.cb_l1_bytes.data
+MAX_CBS_PER_CORE = N150.max_cbs.data
 
 BIG = (14, 14)  # tiles per block: 392 KiB of bf16; two blocks per CB
 
@@ -51,16 +57,16 @@ def test_oversized_cbs_are_a_compile_error_naming_the_kernel():
 def test_l1_budget_is_inclusive():
     page = 2048
     fits = [CBConfig(index=0, num_pages=L1_CB_BUDGET_BYTES // page, page_size=page)]
-    check_cb_budget("fits", fits)
+    check_cb_budget("fits", fits, N150)
     with pytest.raises(CBBudgetError, match="kernel 'over'"):
-        check_cb_budget("over", [*fits, CBConfig(index=1, num_pages=1, page_size=page)])
+        check_cb_budget("over", [*fits, CBConfig(index=1, num_pages=1, page_size=page)], N150)
 
 
 def test_cb_count_is_limited():
     cbs = [CBConfig(index=i, num_pages=1, page_size=2048) for i in range(MAX_CBS_PER_CORE)]
-    check_cb_budget("fits", cbs)
+    check_cb_budget("fits", cbs, N150)
     extra = CBConfig(index=MAX_CBS_PER_CORE, num_pages=1, page_size=2048)
     with pytest.raises(
         CBBudgetError, match="kernel 'over': needs 33 circular buffers, more than the 32"
     ):
-        check_cb_budget("over", [*cbs, extra])
+        check_cb_budget("over", [*cbs, extra], N150)

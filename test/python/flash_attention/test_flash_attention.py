@@ -39,7 +39,7 @@ CASES = [
         True,
         id="s512-d128-bh8-q64k128-8x8-fp32",
     ),
-    pytest.param((1, 1, 512, 64), False, 128, 32, (8, 10), False, id="s512-d64-q128k32-8x10"),
+    pytest.param((1, 1, 512, 64), False, 128, 32, (8, 6), False, id="s512-d64-q128k32-8x6"),
     pytest.param(
         (1, 8, 2048, 128),
         True,
@@ -134,7 +134,7 @@ def test_causal_mask_band(fa):
             {"k_chunk": 512},
             r"k_chunk=512 must be a positive multiple of 32 dividing seq_len=256",
         ),
-        ({"grid": (9, 8)}, r"grid \(9, 8\) does not fit the 8x10 Tensix array"),
+        ({"grid": (9, 8)}, r"grid \(9, 8\) does not fit the 8x8 compute grid"),
     ],
 )
 def test_bad_choices_are_named(fa, options, message):

@@ -14,14 +14,14 @@
 // CHECK-LABEL: func.func @slot_reuse
 // CHECK:      linalg.generic {{.*}} attrs = {{ *}}{d2m.dst_slots = 2 : i64}
 // CHECK:      ^bb0(%[[X:.*]]: !ttcore.tile<32x32, bf16>, %[[Y:.*]]: !ttcore.tile<32x32, bf16>, %{{.*}}: !ttcore.tile<32x32, bf16>):
-// CHECK-NEXT:   %[[C:.*]] = d2m.tile_copy %[[X]] {d2m.dst_slot = 0 : i64}
-// CHECK-NEXT:   %[[E:.*]] = d2m.tile_exp %[[C]] {d2m.dst_slot = 0 : i64}
-// CHECK-NEXT:   %[[Q:.*]] = d2m.tile_sqrt %[[E]] {d2m.dst_slot = 0 : i64}
-// CHECK-NEXT:   %[[A:.*]] = d2m.tile_add %[[Q]], %[[Y]] {d2m.dst_slot = 0 : i64}
-// CHECK-NEXT:   %[[F:.*]] = d2m.tile_fill 2.000000e+00 {d2m.dst_slot = 1 : i64}
-// CHECK-NEXT:   %[[M:.*]] = d2m.tile_mul %[[A]], %[[F]] {d2m.dst_slot = 0 : i64}
-// CHECK-NEXT:   %[[F2:.*]] = d2m.tile_fill 3.000000e+00 {d2m.dst_slot = 1 : i64}
-// CHECK-NEXT:   %[[D:.*]] = d2m.tile_div %[[M]], %[[F2]] {d2m.dst_slot = 0 : i64}
+// CHECK-NEXT:   %[[C:.*]] = d2m.tile_copy %[[X]] {d2m.dst_slot = 0 : i64, engine = #d2m.engine<fpu>}
+// CHECK-NEXT:   %[[E:.*]] = d2m.tile_exp %[[C]] {d2m.dst_slot = 0 : i64, engine = #d2m.engine<sfpu>}
+// CHECK-NEXT:   %[[Q:.*]] = d2m.tile_sqrt %[[E]] {d2m.dst_slot = 0 : i64, engine = #d2m.engine<sfpu>}
+// CHECK-NEXT:   %[[A:.*]] = d2m.tile_add %[[Q]], %[[Y]] {d2m.dst_slot = 0 : i64, engine = #d2m.engine<dest_to_srca>}
+// CHECK-NEXT:   %[[F:.*]] = d2m.tile_fill 2.000000e+00 {d2m.dst_slot = 1 : i64, engine = #d2m.engine<sfpu>}
+// CHECK-NEXT:   %[[M:.*]] = d2m.tile_mul %[[A]], %[[F]] {d2m.dst_slot = 0 : i64, engine = #d2m.engine<sfpu>}
+// CHECK-NEXT:   %[[F2:.*]] = d2m.tile_fill 3.000000e+00 {d2m.dst_slot = 1 : i64, engine = #d2m.engine<sfpu>}
+// CHECK-NEXT:   %[[D:.*]] = d2m.tile_div %[[M]], %[[F2]] {d2m.dst_slot = 0 : i64, engine = #d2m.engine<sfpu>}
 // CHECK-NEXT:   linalg.yield %[[D]]
 // CHECK-NEXT: }
 // REPORT: dst-report: generic [tile_copy, tile_exp, tile_sqrt, tile_add, tile_fill, tile_mul, tile_fill, tile_div]: subblock 1x1 (1 per block), peak 2/8 DST tiles, spills 0 tiles, sync sections 1
@@ -44,10 +44,10 @@ func.func @slot_reuse(%x: !blk, %y: !blk, %out: !blk) {
 // copied into DST once for the SFPU (S / S).
 // CHECK-LABEL: func.func @same_operand_twice
 // CHECK:      ^bb0(%[[S:.*]]: !ttcore.tile<32x32, bf16>, %{{.*}}: !ttcore.tile<32x32, bf16>):
-// CHECK-NEXT:   %[[SQ:.*]] = d2m.tile_mul %[[S]], %[[S]] {d2m.dst_slot = 0 : i64}
-// CHECK-NEXT:   %[[C:.*]] = d2m.tile_copy %[[S]] {d2m.dst_slot = 1 : i64}
-// CHECK-NEXT:   %[[ONE:.*]] = d2m.tile_div %[[C]], %[[C]] {d2m.dst_slot = 1 : i64}
-// CHECK-NEXT:   %[[R:.*]] = d2m.tile_sub %[[SQ]], %[[ONE]] {d2m.dst_slot = 0 : i64}
+// CHECK-NEXT:   %[[SQ:.*]] = d2m.tile_mul %[[S]], %[[S]] {d2m.dst_slot = 0 : i64, engine = #d2m.engine<fpu>}
+// CHECK-NEXT:   %[[C:.*]] = d2m.tile_copy %[[S]] {d2m.dst_slot = 1 : i64, engine = #d2m.engine<fpu>}
+// CHECK-NEXT:   %[[ONE:.*]] = d2m.tile_div %[[C]], %[[C]] {d2m.dst_slot = 1 : i64, engine = #d2m.engine<sfpu>}
+// CHECK-NEXT:   %[[R:.*]] = d2m.tile_sub %[[SQ]], %[[ONE]] {d2m.dst_slot = 0 : i64, engine = #d2m.engine<sfpu>}
 // CHECK-NEXT:   linalg.yield %[[R]]
 // CHECK-NEXT: }
 func.func @same_operand_twice(%x: !blk, %out: !blk) {
@@ -64,10 +64,10 @@ func.func @same_operand_twice(%x: !blk, %out: !blk) {
 // An in-place op whose operand is used again works on a copy: a DST-to-DST copy of
 // the computed %m (the CB tile %s would simply be copied again from its CB).
 // CHECK-LABEL: func.func @in_place_on_live_value
-// CHECK:        %[[M:.*]] = d2m.tile_mul %{{.*}}, %{{.*}} {d2m.dst_slot = 0 : i64}
-// CHECK-NEXT:   %[[C:.*]] = d2m.tile_copy %[[M]] {d2m.dst_slot = 1 : i64}
-// CHECK-NEXT:   %[[E:.*]] = d2m.tile_exp %[[C]] {d2m.dst_slot = 1 : i64}
-// CHECK-NEXT:   %[[R:.*]] = d2m.tile_mul %[[M]], %[[E]] {d2m.dst_slot = 0 : i64}
+// CHECK:        %[[M:.*]] = d2m.tile_mul %{{.*}}, %{{.*}} {d2m.dst_slot = 0 : i64, engine = #d2m.engine<fpu>}
+// CHECK-NEXT:   %[[C:.*]] = d2m.tile_copy %[[M]] {d2m.dst_slot = 1 : i64, engine = #d2m.engine<sfpu>}
+// CHECK-NEXT:   %[[E:.*]] = d2m.tile_exp %[[C]] {d2m.dst_slot = 1 : i64, engine = #d2m.engine<sfpu>}
+// CHECK-NEXT:   %[[R:.*]] = d2m.tile_mul %[[M]], %[[E]] {d2m.dst_slot = 0 : i64, engine = #d2m.engine<sfpu>}
 func.func @in_place_on_live_value(%x: !blk, %out: !blk) {
   linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%x : !blk) outs(%out : !blk) {
   ^bb0(%s: !tile, %c: !tile):
@@ -85,13 +85,13 @@ func.func @in_place_on_live_value(%x: !blk, %out: !blk) {
 // CHECK-LABEL: func.func @spill
 // CHECK:      %[[SPILL_CB:.*]] = d2m.local_cb : !d2m.cb<memref<2x4x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<l1>>, 1>
 // CHECK:      ^bb0(%{{.*}}: !ttcore.tile<32x32, bf16>):
-// CHECK-NEXT:   %[[A:.*]] = d2m.tile_fill 1.000000e+00 {d2m.dst_slot = 0 : i64}
-// CHECK-NEXT:   %[[B:.*]] = d2m.tile_fill 2.000000e+00 {d2m.dst_slot = 1 : i64}
+// CHECK-NEXT:   %[[A:.*]] = d2m.tile_fill 1.000000e+00 {d2m.dst_slot = 0 : i64, engine = #d2m.engine<sfpu>}
+// CHECK-NEXT:   %[[B:.*]] = d2m.tile_fill 2.000000e+00 {d2m.dst_slot = 1 : i64, engine = #d2m.engine<sfpu>}
 // CHECK-NEXT:   %[[SA:.*]], %[[SB:.*]] = d2m.dst_spill %[[SPILL_CB]], %[[A]], %[[B]]
-// CHECK-NEXT:   %[[C:.*]] = d2m.tile_fill 3.000000e+00 {d2m.dst_slot = 0 : i64}
-// CHECK-NEXT:   %[[AB:.*]] = d2m.tile_add %[[SA]], %[[SB]] {d2m.dst_slot = 1 : i64}
-// CHECK-NEXT:   %[[ABC:.*]] = d2m.tile_add %[[AB]], %[[C]] {d2m.dst_slot = 1 : i64}
-// CHECK-NEXT:   %[[R:.*]] = d2m.tile_mul %[[ABC]], %[[SA]] {d2m.dst_slot = 1 : i64}
+// CHECK-NEXT:   %[[C:.*]] = d2m.tile_fill 3.000000e+00 {d2m.dst_slot = 0 : i64, engine = #d2m.engine<sfpu>}
+// CHECK-NEXT:   %[[AB:.*]] = d2m.tile_add %[[SA]], %[[SB]] {d2m.dst_slot = 1 : i64, engine = #d2m.engine<fpu>}
+// CHECK-NEXT:   %[[ABC:.*]] = d2m.tile_add %[[AB]], %[[C]] {d2m.dst_slot = 1 : i64, engine = #d2m.engine<sfpu>}
+// CHECK-NEXT:   %[[R:.*]] = d2m.tile_mul %[[ABC]], %[[SA]] {d2m.dst_slot = 1 : i64, engine = #d2m.engine<dest_to_srca>}
 // CHECK-NEXT:   linalg.yield %[[R]]
 // CHECK-NEXT: }
 // REPORT: dst-report: generic [tile_fill, tile_fill, dst_spill, tile_fill, tile_add, tile_add, tile_mul]: subblock 2x2 (1 per block), peak 8/8 DST tiles, spills 8 tiles, sync sections 2

@@ -22,7 +22,7 @@ func.func @affine_expression(%in: !blk, %out: !blk) {
   // expected-error @+1 {{has the indexing expression (d1 floordiv 2); only dimensions and constants are supported.}}
   linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1 floordiv 2)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%in : !blk) outs(%out : !blk) attrs = {d2m.dst_slots = 1 : i64} {
   ^bb0(%a: !tile, %c: !tile):
-    %x = d2m.tile_copy %a {d2m.dst_slot = 0 : i64} : !tile
+    %x = d2m.tile_copy %a {d2m.dst_slot = 0 : i64, engine = #d2m.engine<fpu>} : !tile
     linalg.yield %x : !tile
   }
   return

@@ -58,7 +58,7 @@ func.func @fpu_binary(%lhs: !blk, %rhs: !blk, %out: !blk) {
 func.func @subblocks(%in: !blk, %out: !blk) {
   linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%in : !blk) outs(%out : !blk) attrs = {d2m.subblock = array<i64: 1, 2>, d2m.dst_slots = 1 : i64} {
   ^bb0(%a: !tile, %c: !tile):
-    %x = d2m.tile_copy %a {d2m.dst_slot = 0 : i64} : !tile
+    %x = d2m.tile_copy %a {d2m.dst_slot = 0 : i64, engine = #d2m.engine<fpu>} : !tile
     %e = d2m.tile_exp %x {d2m.dst_slot = 0 : i64} : !tile
     linalg.yield %e : !tile
   }

@@ -21,7 +21,7 @@ its engine (`FORMS`, shared with d2m-elementwise-fusion and d2m-lower-to-loops):
 
 `schedule_dst(generic, capacity)` walks the body in order as the hardware runs it and
 returns a `DstSchedule`: the steps (copies of CB tiles into DST, each op with the slot
-of its result, spills) and the peak number of slots in use. A slot is freed after the
+of its result and the engine computing it (`d2m.Engine`), spills) and the peak number of slots in use. A slot is freed after the
 last use of its value and reused; an in-place op whose operand is still needed later
 works on a copy; an operand needed twice by one op is copied once. When an op needs a
 slot and none is free, every value still needed is spilled (`Spill`): the DST section
@@ -197,20 +197,23 @@ def is_cb_tile(value: SSAValue) -> bool:
 @dataclass(frozen=True)
 class Copy:
     """`value` (a CB tile, or a DST tile that an in-place op is about to overwrite)
-    copied into `slot`."""
+    copied into `slot`: by the FPU (copy_tile) from a CB, by the SFPU within DST."""
 
     value: SSAValue
     slot: int
     index: int  # the position of the op the copy is for
+    engine: d2m.Engine = d2m.Engine.FPU
 
 
 @dataclass(frozen=True)
 class Compute:
-    """`op` computed with its result in `slot` (None: applied while unpacking)."""
+    """`op` computed on `engine` with its result in `slot` (None: applied while
+    unpacking)."""
 
     op: Operation
     slot: int | None
     operands: tuple[SSAValue | Copy, ...]  # each operand, or the copy standing for it
+    engine: d2m.Engine
 
 
 @dataclass(frozen=True)
@@ -346,6 +349,7 @@ def _place(walk: _Walk, op: Operation, index: int) -> bool:
 
     result_slot: int | None
     placed: list[SSAValue | Copy]
+    engine = d2m.Engine.FPU
     if form is Form.ACCUMULATE_FROM_CBS:
         *from_cbs, acc = operands
         for value in from_cbs:
@@ -355,13 +359,14 @@ def _place(walk: _Walk, op: Operation, index: int) -> bool:
     elif form is Form.FROM_CB:
         need_cb(operands[0])
         if applied_while_unpacking(op):
-            walk.schedule.steps.append(Compute(op, None, tuple(operands)))
+            walk.schedule.steps.append(Compute(op, None, tuple(operands), d2m.Engine.UNPACK))
             return True
         result_slot = walk.take_slot()
         if result_slot is None:
             return False
         placed = operands
     elif form is Form.NEW_TILE:
+        engine = d2m.Engine.SFPU
         result_slot = walk.take_slot()
         if result_slot is None:
             return False
@@ -374,11 +379,13 @@ def _place(walk: _Walk, op: Operation, index: int) -> bool:
     elif form is Form.FPU_OR_SFPU_BINARY and _dest_reuse_operand(walk, operands, index) is not None:
         in_dst = _dest_reuse_operand(walk, operands, index)
         assert in_dst is not None
+        engine = d2m.Engine.DEST_TO_SRCA if in_dst is operands[0] else d2m.Engine.DEST_TO_SRCB
         result_slot = walk.slot_of[in_dst]
         placed = operands
     elif form is Form.IN_PLACE and _dies_in_dst(walk, operands[0], index):
         # In place on the operand's slot (a computed tile, or a CB tile's copy).
         (operand,) = operands
+        engine = d2m.Engine.SFPU
         result_slot = walk.dst_slot(operand)
         placed = [walk.copies.get(operand, operand)]
     elif form in (Form.IN_PLACE, Form.COPY):
@@ -389,13 +396,17 @@ def _place(walk: _Walk, op: Operation, index: int) -> bool:
         result_slot = walk.take_slot()
         if result_slot is None:
             return False
+        from_dst = d2m.Engine.SFPU if walk.in_dst(operand) else d2m.Engine.FPU
         if form is Form.COPY:
+            engine = from_dst
             placed = [walk.copies.get(operand, operand)]
         else:
-            copy = Copy(operand, result_slot, index)
+            engine = d2m.Engine.SFPU
+            copy = Copy(operand, result_slot, index, from_dst)
             walk.schedule.steps.append(copy)
             placed = [copy]
     else:  # SFPU: every operand in DST
+        engine = d2m.Engine.SFPU
         placed = []
         for value in operands:
             located = ensure_dst(value)
@@ -413,7 +424,7 @@ def _place(walk: _Walk, op: Operation, index: int) -> bool:
             result_slot = walk.take_slot()
             if result_slot is None:
                 return False
-    walk.schedule.steps.append(Compute(op, result_slot, tuple(placed)))
+    walk.schedule.steps.append(Compute(op, result_slot, tuple(placed), engine))
     walk.drop_dead(operands, index, keep=result_slot)
     if result_slot is not None:
         for value, slot in list(walk.slot_of.items()):

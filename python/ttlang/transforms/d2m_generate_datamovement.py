@@ -1,0 +1,524 @@
+"""d2m-generate-datamovement: writes the data movement of a generic's implicit operands
+(those no thread moves with DMA) as ordinary data-movement IR.
+
+An operand is implicit when no `d2m.dma_read` reads it and no `d2m.dma_write` writes
+it, and the compute thread uses its CB. Implicit operands are sharded over the grid
+by the generic's iteration space (docs/dsl.md, "Implicit operands"):
+
+- Loop dims: the generic's `indexing_maps` (one per operand, results a loop dim or 0)
+  and `iterator_types`; without maps, every operand is indexed by the identity map
+  and every dim is parallel. Each map result that is a loop dim gives that dim's block
+  (tiles of the operand's CB block along it) and extent (the operand's tiles along it);
+  implicit operands must agree on both.
+- The grid: its columns (dim 1) take the last parallel loop dim, its rows (dim 0) the
+  one before. Core (y, x) owns the contiguous range of blocks y (resp. x) of the
+  `extent / block / grid` blocks along that dim; other dims are not split.
+- Streams: a core walks its blocks with the loop dims nested in order (dim 0
+  outermost). An operand is read (written) once per iteration of the loops down to
+  the innermost dim its map uses: matmul's `a` (m, k) and `b` (k, n) once per
+  (m, n, k), its `out` (m, n) once per (m, n), after the k loop. The compute thread
+  must consume (produce) the blocks in that order.
+
+Inputs get a reader: `reserve`, `dma_read` of the block, `dma_wait`, `push`. An input
+whose map does not use the loop dim of a grid dim (matmul's `a` has no n: every core
+of a grid row reads the same blocks) is read once per grid row (column, or grid) by
+its first core and multicast to the others with tt-metal's handshake on two new
+semaphores: each receiver reserves its block and increments the sender's `ready`; the
+sender waits for all of them, multicasts the block into the same CB slot and sets
+their `valid`. Outputs get a writer: `wait`, `dma_write`, `dma_wait`, `pop`. CBs keep
+their block count (2 by default: the reader fills one block while compute uses the
+other).
+
+The reader goes into the first data-movement thread whose body is empty (`pass`),
+the writer into the next; missing ones are added as new data-movement threads.
+
+Before (2x2 grid, 2x2-tile blocks of an 8x8-tile matmul; maps (m, k), (k, n), (m, n)):
+
+    d2m.generic {grid = #ttcore.grid<2x2>, block_factors = [1, 1, 1],
+                 indexing_maps = [#mk, #kn, #mn], iterator_types = [par, par, red],
+                 threads = [#d2m.thread<compute>]} ins(%a, %b : ...) outs(%out : ...) {
+    ^bb0(%a_cb: !cb, %b_cb: !cb, %out_cb: !cb):
+      ... compute: per (m, n) of its 2x2 blocks, 4 K blocks of a and b, one out ...
+    }
+
+After (the reader of `a`; `b` is the same along grid columns; the writer of `out`):
+
+    }, {
+    ^bb0(%a_cb: !cb, %b_cb: !cb, %out_cb: !cb, %a_ready: !d2m.semaphore, ...):
+      %y = d2m.core_index(0)
+      %x = d2m.core_index(1)
+      %m0 = arith.muli %y, %c2 : index              // the core's first m block
+      scf.for %m = %c0 to %c2 step %c1 {
+        scf.for %n = %c0 to %c2 step %c1 {
+          scf.for %k = %c0 to %c4 step %c1 {
+            %blk = d2m.reserve %a_cb : !cb -> memref<2x2x!tile, #l1>
+            %first = arith.cmpi eq, %x, %c0 : index
+            scf.if %first {
+              %tx = d2m.dma_read %a[%row, %col], %blk : ...
+              d2m.dma_wait %tx
+              d2m.semaphore_wait %a_ready, %c1 reset %c0
+              %mc = d2m.dma_mcast %blk, %blk core[%y, %c0] mcast[%c1, %c2] : ...
+              d2m.dma_wait %mc
+              d2m.semaphore_set %a_valid, %c1 core[%y, %c0] mcast[%c1, %c2]
+            } else {
+              d2m.semaphore_inc %a_ready, %c1 core[%y, %c0]
+              d2m.semaphore_wait %a_valid, %c1 reset %c0
+            }
+            d2m.push %a_cb : !cb
+            ... the same for b ...
+    }, {
+      ... scf.for %m, %n: d2m.wait %out_cb, d2m.dma_write, d2m.dma_wait, d2m.pop ...
+    }
+
+Fails (PassError, at the generic) when the implicit operands do not describe one
+iteration space: a map result other than a loop dim or 0, operands disagreeing on a
+dim's block or extent, a dim no implicit operand spans, an extent the grid and block
+do not divide, a grid dim with no parallel loop dim, or no data-movement thread left
+for the reader or writer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from math import prod
+
+from xdsl.context import Context
+from xdsl.dialects import arith, scf
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    IndexType,
+    IntegerAttr,
+    MemRefType,
+    ModuleOp,
+)
+from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineMap
+from xdsl.passes import ModulePass
+
+from ttlang.dialects import d2m
+from ttlang.dialects.ttcore import IteratorType
+from ttlang.transforms.diagnostics import PassError
+
+GRID_RANK = 2
+
+
+@dataclass(frozen=True)
+class Stream:
+    """One implicit operand's stream of blocks: which operand, its map, the loop depth
+    at which a block moves (1 + the innermost loop dim its map uses) and the grid dims
+    along which every core moves the same blocks (multicast from the first core)."""
+
+    index: int
+    is_input: bool
+    indexing_map: AffineMap
+    depth: int
+    shared_grid_dims: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class IterationSpace:
+    """Per loop dim: tiles per block, blocks per core, and the grid dim splitting it."""
+
+    block: tuple[int, ...]
+    blocks_per_core: tuple[int, ...]
+    grid_dim_of: dict[int, int]  # loop dim -> grid dim
+    grid: tuple[int, int]
+
+
+def _implicit_operands(generic: d2m.GenericOp) -> list[int]:
+    """Operands no DMA moves whose CB the compute thread uses."""
+    moved = set()
+    for op in generic.walk():
+        if isinstance(op, d2m.DMAReadOp):
+            moved.add(op.src)
+        elif isinstance(op, d2m.DMAWriteOp):
+            moved.add(op.dst)
+    kinds = generic.thread_kinds
+    if d2m.ThreadType.COMPUTE not in kinds:
+        return []
+    compute = generic.thread_regions[kinds.index(d2m.ThreadType.COMPUTE)].block
+    return [
+        index
+        for index, operand in enumerate(generic.operands)
+        if operand not in moved and compute.args[index].uses
+    ]
+
+
+def _maps(generic: d2m.GenericOp, implicit: Sequence[int]) -> tuple[list[AffineMap], list[IteratorType]]:
+    if generic.indexing_maps is not None:
+        maps = [attr.data for attr in generic.indexing_maps.data]
+        loop_rank = maps[0].num_dims
+        if generic.iterator_types is not None:
+            types = [attr.data for attr in generic.iterator_types.data]
+        else:
+            types = [IteratorType.PARALLEL] * loop_rank
+        return maps, types
+    ranks = {len(_shape(generic.operands[i])) for i in implicit}
+    if len(ranks) != 1:
+        raise PassError(
+            generic,
+            f"has implicit operands of ranks {sorted(ranks)} and no indexing_maps; "
+            "give indexing_maps to say how their dims correspond",
+        )
+    (rank,) = ranks
+    maps = [AffineMap.identity(len(_shape(operand))) for operand in generic.operands]
+    return maps, [IteratorType.PARALLEL] * rank
+
+
+def _shape(value: SSAValue) -> tuple[int, ...]:
+    assert isinstance(value.type, MemRefType)
+    return value.type.get_shape()
+
+
+def _cb_block(generic: d2m.GenericOp, index: int) -> tuple[int, ...]:
+    cb_type = generic.thread_regions[0].block.args[index].type
+    assert isinstance(cb_type, d2m.CBType)
+    return cb_type.block.get_shape()
+
+
+def _iteration_space(
+    generic: d2m.GenericOp, implicit: Sequence[int], maps: Sequence[AffineMap], types: Sequence[IteratorType]
+) -> IterationSpace:
+    loop_rank = len(types)
+    block: dict[int, tuple[int, str]] = {}
+    extent: dict[int, tuple[int, str]] = {}
+    names = [_operand_name(generic, i) for i in range(len(generic.operands))]
+    for index in implicit:
+        shape, block_shape = _shape(generic.operands[index]), _cb_block(generic, index)
+        for position, result in enumerate(maps[index].results):
+            if isinstance(result, AffineConstantExpr) and result.value == 0:
+                if block_shape[position] != shape[position]:
+                    raise PassError(
+                        generic,
+                        f"indexes dim {position} of implicit operand {names[index]} with 0, "
+                        f"so its block must span the dim's {shape[position]} tiles, but it has "
+                        f"{block_shape[position]}",
+                    )
+                continue
+            if not isinstance(result, AffineDimExpr):
+                raise PassError(
+                    generic,
+                    f"indexes implicit operand {names[index]} with '{result}'; generated data "
+                    "movement needs each map result to be a loop dim or 0",
+                )
+            for table, value, what in (
+                (block, block_shape[position], "blocks"),
+                (extent, shape[position], "extents"),
+            ):
+                seen = table.setdefault(result.position, (value, names[index]))
+                if seen[0] != value:
+                    raise PassError(
+                        generic,
+                        f"gives loop dim d{result.position} {what} of {seen[0]} tiles "
+                        f"({seen[1]}) and {value} tiles ({names[index]}); implicit operands "
+                        "must agree",
+                    )
+    for dim in range(loop_rank):
+        if dim not in block:
+            raise PassError(
+                generic,
+                f"has loop dim d{dim}, which no implicit operand's map uses; its extent is unknown",
+            )
+    grid = generic.grid.shape
+    parallel = [d for d, t in enumerate(types) if t == IteratorType.PARALLEL]
+    grid_dim_of = dict(zip(reversed(parallel), reversed(range(GRID_RANK))))
+    for grid_dim in range(GRID_RANK):
+        if grid[grid_dim] > 1 and grid_dim not in grid_dim_of.values():
+            raise PassError(
+                generic,
+                f"has {grid[grid_dim]} cores along grid dim {grid_dim} but no parallel loop dim "
+                "to split over them; use a grid of 1 there",
+            )
+    blocks_per_core = []
+    for dim in range(loop_rank):
+        cores = grid[grid_dim_of[dim]] if dim in grid_dim_of else 1
+        tiles, tiles_per_block = extent[dim][0], block[dim][0]
+        if tiles % (tiles_per_block * cores):
+            raise PassError(
+                generic,
+                f"splits loop dim d{dim} ({tiles} tiles of {extent[dim][1]}) into blocks of "
+                f"{tiles_per_block} tiles over {cores} cores, which does not divide it",
+            )
+        blocks_per_core.append(tiles // (tiles_per_block * cores))
+    return IterationSpace(
+        tuple(block[d][0] for d in range(loop_rank)), tuple(blocks_per_core), grid_dim_of, grid
+    )
+
+
+def _operand_name(generic: d2m.GenericOp, index: int) -> str:
+    operand = generic.operands[index]
+    return f"`{operand.name_hint}`" if operand.name_hint else f"operand {index}"
+
+
+def _streams(
+    generic: d2m.GenericOp, implicit: Sequence[int], maps: Sequence[AffineMap], space: IterationSpace
+) -> list[Stream]:
+    streams = []
+    for index in implicit:
+        used = {r.position for r in maps[index].results if isinstance(r, AffineDimExpr)}
+        is_input = index < len(generic.inputs)
+        shared = tuple(
+            grid_dim
+            for dim, grid_dim in sorted(space.grid_dim_of.items(), key=lambda item: item[1])
+            if is_input and dim not in used and space.grid[grid_dim] > 1
+        )
+        streams.append(Stream(index, is_input, maps[index], 1 + max(used, default=-1), shared))
+    return streams
+
+
+class _RegionWriter:
+    """Appends ops to one data-movement region, with index constants and core
+    coordinates made once at its top."""
+
+    def __init__(self, block: Block, generic: d2m.GenericOp, space: IterationSpace):
+        self.block = block
+        self.generic = generic
+        self.space = space
+        self._constants: dict[int, SSAValue] = {}
+        self.core = [self._emit(d2m.CoreIndexOp(dim)).result for dim in range(GRID_RANK)]
+        # the first block of the core's range along each loop dim
+        self.first_block: dict[int, SSAValue] = {}
+        for dim, grid_dim in space.grid_dim_of.items():
+            self.first_block[dim] = self._emit(
+                arith.MuliOp(self.core[grid_dim], self.constant(space.blocks_per_core[dim]))
+            ).result
+
+    def _emit(self, op: Operation, block: Block | None = None) -> Operation:
+        op.location = self.generic.location
+        (block or self.block).add_op(op)
+        return op
+
+    def constant(self, value: int) -> SSAValue:
+        if value not in self._constants:
+            op = arith.ConstantOp(IntegerAttr(value, IndexType()))
+            op.location = self.generic.location
+            if self.block.first_op is None:
+                self.block.add_op(op)
+            else:
+                self.block.insert_op_before(op, self.block.first_op)
+            self._constants[value] = op.result
+        return self._constants[value]
+
+    def nest(
+        self,
+        streams: Sequence[Stream],
+        emit_stream,
+        semaphores: dict[int, tuple[SSAValue, SSAValue]],
+        writes_after_inner_loops: bool,
+    ) -> None:
+        """Loops over the core's blocks down to the deepest stream; each stream's block
+        moves at its depth (before the inner loops for readers, after them for writers)."""
+        depth = max(s.depth for s in streams)
+
+        def level(block: Block, ivs: list[SSAValue]) -> None:
+            here = [s for s in streams if s.depth == len(ivs)]
+            if here and not writes_after_inner_loops:
+                emit_stream(self, block, here, ivs, semaphores)
+            if len(ivs) < depth:
+                dim = len(ivs)
+                body = Block(arg_types=[IndexType()])
+                body.args[0].name_hint = f"d{dim}"
+                level(body, [*ivs, body.args[0]])
+                body.add_op(scf.YieldOp())
+                self._emit(
+                    scf.ForOp(
+                        self.constant(0),
+                        self.constant(self.space.blocks_per_core[dim]),
+                        self.constant(1),
+                        [],
+                        body,
+                    ),
+                    block,
+                )
+            if here and writes_after_inner_loops:
+                emit_stream(self, block, here, ivs, semaphores)
+
+        level(self.block, [])
+
+    def tile_indices(self, block: Block, stream: Stream, ivs: Sequence[SSAValue]) -> list[SSAValue]:
+        """The tile index of the stream's block at loop indices `ivs`, per operand dim."""
+        indices = []
+        for result in stream.indexing_map.results:
+            if not isinstance(result, AffineDimExpr):
+                indices.append(self.constant(0))
+                continue
+            dim = result.position
+            block_index = ivs[dim]
+            if dim in self.first_block:
+                block_index = self._emit(arith.AddiOp(self.first_block[dim], block_index), block).result
+            tiles = self._emit(arith.MuliOp(block_index, self.constant(self.space.block[dim])), block)
+            indices.append(tiles.result)
+        return indices
+
+
+def _read(
+    writer: _RegionWriter,
+    block: Block,
+    streams: Sequence[Stream],
+    ivs: Sequence[SSAValue],
+    semaphores: dict[int, tuple[SSAValue, SSAValue]],
+) -> None:
+    """Reads one block of each of `streams`: the DRAM reads are all issued before the
+    first is waited for (they overlap on the NoC); multicast blocks come after."""
+    emit = writer._emit
+    reads, multicasts = [], []
+    for stream in streams:
+        cb = block_cb(writer, stream)
+        l1_block = emit(d2m.ReserveOp(cb, cb.type.block), block).result
+        indices = writer.tile_indices(block, stream, ivs)
+        source = writer.generic.operands[stream.index]
+        if stream.index in semaphores:
+            multicasts.append((cb, stream, l1_block, source, indices))
+        else:
+            reads.append((cb, emit(d2m.DMAReadOp(source, indices, l1_block), block).tx))
+    for cb, tx in reads:
+        emit(d2m.DMAWaitOp(tx), block)
+        emit(d2m.PushOp(cb), block)
+    for cb, stream, l1_block, source, indices in multicasts:
+        _multicast(writer, block, stream, semaphores[stream.index], l1_block, source, indices)
+        emit(d2m.PushOp(cb), block)
+
+
+def _multicast(
+    writer: _RegionWriter,
+    block: Block,
+    stream: Stream,
+    semaphores: tuple[SSAValue, SSAValue],
+    l1_block: SSAValue,
+    source: SSAValue,
+    indices: Sequence[SSAValue],
+) -> None:
+    """The first core along the stream's shared grid dims reads the block and multicasts
+    it to the others (tt-metal's ready / valid handshake)."""
+    emit, constant = writer._emit, writer.constant
+    ready, valid = semaphores
+    shared = stream.shared_grid_dims
+    sender = [constant(0) if g in shared else writer.core[g] for g in range(GRID_RANK)]
+    shape = [constant(writer.space.grid[g] if g in shared else 1) for g in range(GRID_RANK)]
+    receivers = prod(writer.space.grid[g] for g in shared) - 1
+    is_sender = None
+    for grid_dim in shared:
+        first = emit(arith.CmpiOp(writer.core[grid_dim], constant(0), "eq"), block).result
+        is_sender = first if is_sender is None else emit(arith.AndIOp(is_sender, first), block).result
+    send, receive = Block(), Block()
+    tx = emit(d2m.DMAReadOp(source, indices, l1_block), send).tx
+    emit(d2m.DMAWaitOp(tx), send)
+    emit(d2m.SemaphoreWaitOp(operands=[ready, constant(receivers), [constant(0)]]), send)
+    mcast = emit(d2m.DMAMulticastOp(l1_block, l1_block, sender, shape), send).tx
+    emit(d2m.DMAWaitOp(mcast), send)
+    emit(d2m.SemaphoreSetOp(operands=[valid, constant(1), sender, shape]), send)
+    send.add_op(scf.YieldOp())
+    emit(d2m.SemaphoreIncOp(operands=[ready, constant(1), sender]), receive)
+    emit(d2m.SemaphoreWaitOp(operands=[valid, constant(1), [constant(0)]]), receive)
+    receive.add_op(scf.YieldOp())
+    emit(scf.IfOp(is_sender, [], Region(send), Region(receive)), block)
+
+
+def _write(
+    writer: _RegionWriter,
+    block: Block,
+    streams: Sequence[Stream],
+    ivs: Sequence[SSAValue],
+    semaphores: dict[int, tuple[SSAValue, SSAValue]],
+) -> None:
+    """Writes one block of each of `streams` to DRAM."""
+    emit = writer._emit
+    for stream in streams:
+        cb = block_cb(writer, stream)
+        l1_block = emit(d2m.WaitOp(cb, cb.type.block), block).result
+        indices = writer.tile_indices(block, stream, ivs)
+        tx = emit(d2m.DMAWriteOp(l1_block, writer.generic.operands[stream.index], indices), block).tx
+        emit(d2m.DMAWaitOp(tx), block)
+        emit(d2m.PopOp(cb), block)
+
+
+def block_cb(writer: _RegionWriter, stream: Stream) -> SSAValue:
+    cb = writer.block.args[stream.index]
+    assert isinstance(cb.type, d2m.CBType)
+    return cb
+
+
+def _thread_blocks(generic: d2m.GenericOp, needed: int) -> list[Block]:
+    """`needed` data-movement regions with empty bodies: the kernel's `pass` threads
+    first, then new ones."""
+    free = [
+        region.block
+        for kind, region in zip(generic.thread_kinds, generic.thread_regions)
+        if kind == d2m.ThreadType.DATAMOVEMENT and region.block.first_op is None
+    ]
+    datamovement = generic.thread_kinds.count(d2m.ThreadType.DATAMOVEMENT)
+    missing = needed - len(free)
+    if missing > d2m.GenericOp.MAX_DATAMOVEMENT_THREADS - datamovement:
+        raise PassError(
+            generic,
+            f"needs {needed} data-movement threads for its implicit operands (a reader and a "
+            f"writer), but has {len(free)} empty one(s) and "
+            f"{d2m.GenericOp.MAX_DATAMOVEMENT_THREADS - datamovement} free slot(s); make a "
+            "thread's body `pass` or move the operands with dma",
+        )
+    first = generic.thread_regions[0].block
+    for _ in range(max(missing, 0)):
+        block = Block(arg_types=first.arg_types)
+        for arg, named in zip(block.args, first.args):
+            arg.name_hint = named.name_hint
+        generic.add_region(Region(block))
+        free.append(block)
+    if missing > 0:
+        kinds = [*generic.thread_kinds, *[d2m.ThreadType.DATAMOVEMENT] * missing]
+        generic.threads = ArrayAttr(d2m.ThreadAttr(k) for k in kinds)
+    return free[:needed]
+
+
+def _add_semaphores(generic: d2m.GenericOp, streams: Sequence[Stream]) -> dict[int, tuple[int, int]]:
+    """Two new semaphores (ready, valid) per multicast stream, appended to the block
+    arguments of every region; returns their argument positions by operand index."""
+    per_stream = {}
+    for stream in streams:
+        if not stream.shared_grid_dims:
+            continue
+        positions = []
+        name = generic.operands[stream.index].name_hint or f"operand{stream.index}"
+        for region in generic.thread_regions:
+            for role in ("ready", "valid"):
+                arg = region.block.insert_arg(d2m.SemaphoreType(), len(region.block.args))
+                arg.name_hint = f"{name}_{role}"
+            positions = [len(region.block.args) - 2, len(region.block.args) - 1]
+        per_stream[stream.index] = tuple(positions)
+    return per_stream
+
+
+def generate_datamovement(generic: d2m.GenericOp) -> None:
+    implicit = _implicit_operands(generic)
+    if not implicit:
+        return
+    maps, types = _maps(generic, implicit)
+    space = _iteration_space(generic, implicit, maps, types)
+    streams = _streams(generic, implicit, maps, space)
+    inputs = [s for s in streams if s.is_input]
+    outputs = [s for s in streams if not s.is_input]
+    blocks = _thread_blocks(generic, bool(inputs) + bool(outputs))
+    semaphore_positions = _add_semaphores(generic, inputs)
+    for group, emit_stream, block in (
+        (inputs, _read, blocks[0] if inputs else None),
+        (outputs, _write, blocks[-1] if outputs else None),
+    ):
+        if not group:
+            continue
+        semaphores = {
+            index: (block.args[ready], block.args[valid])
+            for index, (ready, valid) in semaphore_positions.items()
+        }
+        writer = _RegionWriter(block, generic, space)
+        writer.nest(group, emit_stream, semaphores, writes_after_inner_loops=emit_stream is _write)
+
+
+@dataclass(frozen=True)
+class D2MGenerateDatamovement(ModulePass):
+    """Generates the reader and writer of every generic's implicit operands."""
+
+    name = "d2m-generate-datamovement"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for generic in [o for o in op.walk() if isinstance(o, d2m.GenericOp)]:
+            generate_datamovement(generic)

@@ -1,0 +1,160 @@
+// RUN: %ttlang-opt %s -p d2m-generate-datamovement --split-input-file | FileCheck %s
+
+!tile = !ttcore.tile<32x32, bf16>
+!l1 = memref<1x2x!tile, #ttcore.memory_space<l1>>
+!cb = !d2m.cb<!l1>
+!dram = memref<4x8x!tile, #ttcore.memory_space<dram>>
+
+// Elementwise on a 2x2 grid: core (y, x) owns tiles [2y, 2y+2) x [4x, 4x+4), two
+// 1x2-tile blocks per row of its shard. The reader goes into the empty (`pass`)
+// data-movement thread; the writer into a new one.
+// CHECK-LABEL: func.func @stream_shard
+// CHECK:       threads = [#d2m.thread<compute>, #d2m.thread<datamovement>, #d2m.thread<datamovement>]
+// CHECK:       }, {
+// CHECK-NEXT:  ^bb0(%[[IN_CB:[^:]*]]: !d2m.cb<{{.*}}>, %{{.*}}: !d2m.cb<{{.*}}>):
+// CHECK-DAG:     %[[C0:.*]] = arith.constant 0 : index
+// CHECK-DAG:     %[[C1:.*]] = arith.constant 1 : index
+// CHECK-DAG:     %[[C2:.*]] = arith.constant 2 : index
+// CHECK:         %[[Y:.*]] = d2m.core_index(0)
+// CHECK-NEXT:    %[[X:.*]] = d2m.core_index(1)
+// CHECK-NEXT:    %[[FIRST_COL:.*]] = arith.muli %[[X]], %[[C2]] : index
+// CHECK-NEXT:    %[[FIRST_ROW:.*]] = arith.muli %[[Y]], %[[C2]] : index
+// CHECK-NEXT:    scf.for %[[D0:.*]] = %[[C0]] to %[[C2]] step %[[C1]] {
+// CHECK-NEXT:      scf.for %[[D1:.*]] = %[[C0]] to %[[C2]] step %[[C1]] {
+// CHECK-NEXT:        %[[BLK:.*]] = d2m.reserve %[[IN_CB]]
+// CHECK-NEXT:        %[[R:.*]] = arith.addi %[[FIRST_ROW]], %[[D0]] : index
+// CHECK-NEXT:        %[[ROW:.*]] = arith.muli %[[R]], %[[C1]] : index
+// CHECK-NEXT:        %[[C:.*]] = arith.addi %[[FIRST_COL]], %[[D1]] : index
+// CHECK-NEXT:        %[[COL:.*]] = arith.muli %[[C]], %[[C2]] : index
+// CHECK-NEXT:        %[[TX:.*]] = d2m.dma_read %in[%[[ROW]], %[[COL]]], %[[BLK]]
+// CHECK-NEXT:        d2m.dma_wait %[[TX]]
+// CHECK-NEXT:        d2m.push %[[IN_CB]]
+// CHECK-NEXT:      }
+// CHECK-NEXT:    }
+// CHECK-NEXT:  }, {
+// CHECK-NEXT:  ^bb0(%{{[^:]*}}: !d2m.cb<{{.*}}>, %[[OUT_CB:[^:]*]]: !d2m.cb<{{.*}}>):
+// CHECK:         scf.for
+// CHECK-NEXT:      scf.for
+// CHECK-NEXT:        %[[OBLK:.*]] = d2m.wait %[[OUT_CB]]
+// CHECK:             %[[WTX:.*]] = d2m.dma_write %[[OBLK]], %out[%{{.*}}, %{{.*}}]
+// CHECK-NEXT:        d2m.dma_wait %[[WTX]]
+// CHECK-NEXT:        d2m.pop %[[OUT_CB]]
+func.func @stream_shard(%in: !dram, %out: !dram) {
+  d2m.generic {grid = #ttcore.grid<2x2>, block_factors = [1, 1], threads = [#d2m.thread<compute>, #d2m.thread<datamovement>]} ins(%in : !dram) outs(%out : !dram) {
+  ^bb0(%in_cb: !cb, %out_cb: !cb):
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c4 = arith.constant 4 : index
+    scf.for %i = %c0 to %c4 step %c1 {
+      %x = d2m.wait %in_cb : !cb -> tensor<1x2x!tile>
+      %o = d2m.reserve %out_cb : !cb -> tensor<1x2x!tile>
+      d2m.store %o, %x : tensor<1x2x!tile>, tensor<1x2x!tile>
+      d2m.push %out_cb : !cb
+      d2m.pop %in_cb : !cb
+    }
+  }, {
+  ^bb0(%in_cb: !cb, %out_cb: !cb):
+  }
+  return
+}
+
+// -----
+
+!tile = !ttcore.tile<32x32, bf16>
+!l1 = memref<2x2x!tile, #ttcore.memory_space<l1>>
+!cb = !d2m.cb<!l1>
+#mk = affine_map<(d0, d1, d2) -> (d0, d2)>
+#kn = affine_map<(d0, d1, d2) -> (d2, d1)>
+#mn = affine_map<(d0, d1, d2) -> (d0, d1)>
+
+// Matmul on a 2x3 grid, K streamed in 3 blocks: `a` (m, k) is the same along a grid
+// row, so column 0 reads it and multicasts it to the row; `b` (k, n) likewise down a
+// grid column from row 0. Each gets a ready / valid semaphore pair; `out` (m, n) is
+// written once per (m, n), after the K loop.
+// CHECK-LABEL: func.func @matmul_multicast
+// CHECK:       }, {
+// CHECK-NEXT:  ^bb0(%[[A_CB:[^:]*]]: !d2m.cb<{{.*}}>, %[[B_CB:[^:]*]]: !d2m.cb<{{.*}}>, %{{[^:]*}}: !d2m.cb<{{.*}}>, %[[A_READY:[^:]*]]: !d2m.semaphore, %[[A_VALID:[^:]*]]: !d2m.semaphore, %[[B_READY:[^:]*]]: !d2m.semaphore, %[[B_VALID:[^:]*]]: !d2m.semaphore):
+// CHECK-DAG:     %[[C0:.*]] = arith.constant 0 : index
+// CHECK-DAG:     %[[C1:.*]] = arith.constant 1 : index
+// CHECK-DAG:     %[[C2:.*]] = arith.constant 2 : index
+// CHECK-DAG:     %[[C3:.*]] = arith.constant 3 : index
+// CHECK:         %[[Y:.*]] = d2m.core_index(0)
+// CHECK-NEXT:    %[[X:.*]] = d2m.core_index(1)
+// CHECK:         scf.for %{{.*}} = %[[C0]] to %[[C1]] step %[[C1]] {
+// CHECK-NEXT:      scf.for %{{.*}} = %[[C0]] to %[[C1]] step %[[C1]] {
+// CHECK-NEXT:        scf.for %{{.*}} = %[[C0]] to %[[C3]] step %[[C1]] {
+// CHECK-NEXT:          %[[A_BLK:.*]] = d2m.reserve %[[A_CB]]
+// CHECK:               %[[B_BLK:.*]] = d2m.reserve %[[B_CB]]
+// CHECK:               %[[A_SENDER:.*]] = arith.cmpi eq, %[[X]], %[[C0]] : index
+// CHECK-NEXT:          scf.if %[[A_SENDER]] {
+// CHECK-NEXT:            %[[TX:.*]] = d2m.dma_read %a[%{{.*}}, %{{.*}}], %[[A_BLK]]
+// CHECK-NEXT:            d2m.dma_wait %[[TX]]
+// CHECK-NEXT:            d2m.semaphore_wait %[[A_READY]], %[[C2]] reset %[[C0]]
+// CHECK-NEXT:            %[[MC:.*]] = d2m.dma_mcast %[[A_BLK]], %[[A_BLK]] core[%[[Y]], %[[C0]]] mcast[%[[C1]], %[[C3]]]
+// CHECK-NEXT:            d2m.dma_wait %[[MC]]
+// CHECK-NEXT:            d2m.semaphore_set %[[A_VALID]], %[[C1]] core[%[[Y]], %[[C0]]] mcast[%[[C1]], %[[C3]]]
+// CHECK-NEXT:          } else {
+// CHECK-NEXT:            d2m.semaphore_inc %[[A_READY]], %[[C1]] core[%[[Y]], %[[C0]]]
+// CHECK-NEXT:            d2m.semaphore_wait %[[A_VALID]], %[[C1]] reset %[[C0]]
+// CHECK-NEXT:          }
+// CHECK-NEXT:          d2m.push %[[A_CB]]
+// CHECK-NEXT:          %[[B_SENDER:.*]] = arith.cmpi eq, %[[Y]], %[[C0]] : index
+// CHECK-NEXT:          scf.if %[[B_SENDER]] {
+// CHECK-NEXT:            %[[TX:.*]] = d2m.dma_read %b[%{{.*}}, %{{.*}}], %[[B_BLK]]
+// CHECK-NEXT:            d2m.dma_wait %[[TX]]
+// CHECK-NEXT:            d2m.semaphore_wait %[[B_READY]], %[[C1]] reset %[[C0]]
+// CHECK-NEXT:            %{{.*}} = d2m.dma_mcast %[[B_BLK]], %[[B_BLK]] core[%[[C0]], %[[X]]] mcast[%[[C2]], %[[C1]]]
+// CHECK:               d2m.semaphore_set %[[B_VALID]], %[[C1]] core[%[[C0]], %[[X]]] mcast[%[[C2]], %[[C1]]]
+// CHECK-NEXT:          } else {
+// CHECK-NEXT:            d2m.semaphore_inc %[[B_READY]], %[[C1]] core[%[[C0]], %[[X]]]
+// CHECK-NEXT:            d2m.semaphore_wait %[[B_VALID]], %[[C1]] reset %[[C0]]
+// CHECK-NEXT:          }
+// CHECK-NEXT:          d2m.push %[[B_CB]]
+// CHECK-NEXT:        }
+// CHECK-NEXT:      }
+// CHECK-NEXT:    }
+// CHECK-NEXT:  }, {
+// CHECK:         scf.for
+// CHECK-NEXT:      scf.for
+// CHECK-NEXT:        d2m.wait
+// CHECK-NOT:         scf.for
+// CHECK:             d2m.dma_write
+func.func @matmul_multicast(%a: memref<4x6x!tile, #ttcore.memory_space<dram>>, %b: memref<6x6x!tile, #ttcore.memory_space<dram>>, %out: memref<4x6x!tile, #ttcore.memory_space<dram>>) {
+  d2m.generic {grid = #ttcore.grid<2x3>, block_factors = [1, 1, 1], indexing_maps = [#mk, #kn, #mn], iterator_types = [#ttcore.iterator_type<parallel>, #ttcore.iterator_type<parallel>, #ttcore.iterator_type<reduction>], threads = [#d2m.thread<compute>]} ins(%a, %b : memref<4x6x!tile, #ttcore.memory_space<dram>>, memref<6x6x!tile, #ttcore.memory_space<dram>>) outs(%out : memref<4x6x!tile, #ttcore.memory_space<dram>>) {
+  ^bb0(%a_cb: !cb, %b_cb: !cb, %out_cb: !cb):
+    %x = d2m.wait %a_cb : !cb -> tensor<2x2x!tile>
+    %y = d2m.wait %b_cb : !cb -> tensor<2x2x!tile>
+    %o = d2m.reserve %out_cb : !cb -> tensor<2x2x!tile>
+  }
+  return
+}
+
+// -----
+
+!tile = !ttcore.tile<32x32, bf16>
+!l1 = memref<1x1x!tile, #ttcore.memory_space<l1>>
+!cb = !d2m.cb<!l1>
+!dram = memref<1x1x!tile, #ttcore.memory_space<dram>>
+
+// An operand a thread moves with DMA, and one the compute thread never uses, are left
+// alone: nothing is generated.
+// CHECK-LABEL: func.func @explicit_and_unused
+// CHECK:       threads = [#d2m.thread<compute>, #d2m.thread<datamovement>]
+// CHECK-NOT:   d2m.dma_write
+// CHECK:       d2m.dma_read %in
+// CHECK-NOT:   d2m.dma_read
+// CHECK:       return
+func.func @explicit_and_unused(%in: !dram, %unused: !dram, %out: !dram) {
+  d2m.generic {grid = #ttcore.grid<1x1>, block_factors = [1, 1], threads = [#d2m.thread<compute>, #d2m.thread<datamovement>]} ins(%in, %unused : !dram, !dram) outs(%out : !dram) {
+  ^bb0(%in_cb: !cb, %unused_cb: !cb, %out_cb: !cb):
+    %x = d2m.wait %in_cb : !cb -> tensor<1x1x!tile>
+  }, {
+  ^bb0(%in_cb: !cb, %unused_cb: !cb, %out_cb: !cb):
+    %c0 = arith.constant 0 : index
+    %blk = d2m.reserve %in_cb : !cb -> !l1
+    %tx = d2m.dma_read %in[%c0, %c0], %blk : !dram, !l1 -> !d2m.mem_tx
+    d2m.dma_wait %tx
+    d2m.push %in_cb : !cb
+  }
+  return
+}
