@@ -17,11 +17,10 @@ API followed (read from tenstorrent/tt-metal, not copied):
 - `ttnn/cpp/ttnn/operations/generic/device/generic_op_program_factory.cpp`: on a program
   cache hit the generic op copies the new descriptor's runtime args into the cached
   program, so fresh buffer addresses reach the kernels on every launch.
-- Kernel sources: the generated kernels use the tt-metal kernel API of autumn 2025
-  (`compute_kernel_api/...` and `dataflow_api.h` include paths, `namespace NAMESPACE {
-  void MAIN }` for compute). tt-metal PR #34119 (merged Dec 2025) moved the device
-  headers to `api/compute/...` and `api/dataflow/dataflow_api.h`; use a tt-metal from
-  before that change (docs/hardware.md).
+- Kernel sources: the generated kernels follow the kernel API of tt-metal 0.81.1
+  (`api/compute/...` and `api/dataflow/dataflow_api.h` includes, `void kernel_main()`
+  for every kernel), the ttnn release the `[hardware]` extra installs;
+  `ttlang-conformance` compiles them against that release's headers.
 
 The translation from our Program to descriptor arguments (`describe`) is a pure
 function returning plain data (`ProgramSpec`); only `run` and the `_ttnn_*` helpers
