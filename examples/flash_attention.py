@@ -47,9 +47,10 @@ NEG_INF = float("-inf")
 
 
 @functools.cache
-def flash_attention_kernel(grid, q_chunk, k_chunk, head_dim, causal, fp32_dest_acc):
-    """The kernel for one grid, chunk size pair, head size, masking and DST mode (they
-    fix its CB blocks and compute configuration); cached, so its compilations are too."""
+def flash_attention_kernel(grid, q_chunk, k_chunk, head_dim, causal, fp32_dest_acc, kv_dtype="bfloat16"):
+    """The kernel for one grid, chunk size pair, head size, masking, DST mode and K/V
+    device dtype (they fix its CB blocks, formats and compute configuration); cached,
+    so its compilations are too."""
     qt, kt, dt = q_chunk // TILE, k_chunk // TILE, head_dim // TILE
     mask_block = (qt, kt) if causal else (1, 1)  # non-causal: an unused one-tile CB
 
@@ -57,6 +58,7 @@ def flash_attention_kernel(grid, q_chunk, k_chunk, head_dim, causal, fp32_dest_a
         grid=grid,
         block_factors=[(qt, dt), (kt, dt), (kt, dt), mask_block, (qt, dt)],
         fp32_dest_acc_en=fp32_dest_acc,
+        dtypes={"k": kv_dtype, "v": kv_dtype},  # "bfloat8_b": K and V as tt-metal's SDPA keeps them
         math_approx_mode=True,  # approximate exp, as tt-metal's SDPA
     )
     def flash_attention(q, k, v, mask, out, seq_len: int = 0, scale: float = 1.0):
@@ -254,13 +256,16 @@ def compile_flash_attention(
     k_chunk=None,
     grid=(8, 8),
     fp32_dest_acc=False,
+    kv_dtype="bfloat16",
 ) -> FlashAttention:
     """Compiles FlashAttention for q, k, v of `shape` [B, H, S, D]. An explicit chunk
     size that cannot work raises ValueError. Chunk sizes left as None follow what the
     cost model rewards (bench/flash_attention.py): the largest Q chunk that gives every
     core a unit (causal: two, a short and a long row of the triangle, if Q chunks
     stay >= 64 rows), and the largest K chunk that fits L1 (causal: 128 or the Q
-    chunk, whichever is larger, as wider diagonal blocks waste masked work)."""
+    chunk, whichever is larger, as wider diagonal blocks waste masked work).
+    `kv_dtype="bfloat8_b"` stores K and V as bfp8_b, as tt-metal's SDPA does: half the
+    bytes in DRAM, L1 and on the NoC, at bfp8_b's precision (docs/dsl.md)."""
     batch, heads, seq_len, head_dim = shape
     grid = tuple(grid)
     _check_shape(shape, grid)
@@ -282,7 +287,7 @@ def compile_flash_attention(
             diagonal_width = max(q_size, 128)
             k_options = sorted(k_options, key=lambda c: (c > diagonal_width, -c))
         for k_size in k_options:
-            kernel = flash_attention_kernel(grid, q_size, k_size, head_dim, causal, fp32_dest_acc)
+            kernel = flash_attention_kernel(grid, q_size, k_size, head_dim, causal, fp32_dest_acc, kv_dtype)
             start = time.perf_counter()
             specs = _specs(shape, causal, q_size, k_size)
             try:
@@ -312,6 +317,7 @@ def flash_attention(
     k_chunk=None,
     grid=(8, 8),
     fp32_dest_acc=False,
+    kv_dtype="bfloat16",
 ) -> torch.Tensor:
     """softmax(scale · q kᵀ [+ causal mask]) v for q, k, v of shape [B, H, S, D] (bf16; S
     and D multiples of 32), on the emulator. scale defaults to 1/sqrt(D)."""
@@ -327,6 +333,7 @@ def flash_attention(
         k_chunk=k_chunk,
         grid=grid,
         fp32_dest_acc=fp32_dest_acc,
+        kv_dtype=kv_dtype,
     )
     return compiled.run(q, k, v)
 

@@ -108,7 +108,7 @@ uint8_t* CircularBuffer::front_page(uint32_t index, const char* call) const {
 }
 
 void CircularBuffer::check_holds_tiles(const char* call) const {
-  uint32_t tile_bytes = kTileElements * format_element_bytes(format_);
+  uint32_t tile_bytes = format_tile_bytes(format_);
   if (page_size_ < tile_bytes)
     fail(prefix() + call + " needs whole tiles, but the CB's pages are " + std::to_string(page_size_) +
          " bytes (a tile is " + std::to_string(tile_bytes) + ")");

@@ -38,6 +38,9 @@ class CircularBuffer {
   void pop_front(Scheduler& scheduler, uint32_t num_pages, uint64_t time);
   void push_back(Scheduler& scheduler, uint32_t num_pages, uint64_t time);
 
+  // The L1 address of the `index`-th page after the back (push) or front (pop).
+  uint8_t* back_page_address(uint32_t index) const { return page_address((write_page_ + index) % num_pages_); }
+  uint8_t* front_page_address(uint32_t index) const { return page_address((read_page_ + index) % num_pages_); }
   uint8_t* read_ptr() const { return page_address(read_page_); }
   uint8_t* write_ptr() const { return page_address(write_page_); }
   // Page `index` after the front (compute reads): must have been waited for.

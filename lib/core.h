@@ -1,6 +1,7 @@
 // One Tensix core: its L1, circular buffers, DST registers and kernel threads.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -27,6 +28,17 @@ struct KernelThread {
   Fiber* fiber = nullptr;
   uint64_t reads_done_at = 0;   // completion of the last outstanding NoC read
   uint64_t writes_done_at = 0;  // completion of the last outstanding NoC write
+  // Transfers in flight, so that a race shows: a read's bytes land in L1 only when the
+  // thread waits for it (noc_async_read_barrier), and a CB page handed on while a
+  // transfer still uses it is reported (kernel_api.cpp, cb_push_back/cb_pop_front).
+  struct Transfer {
+    uint8_t* l1;                // the L1 range the transfer writes (reads) or reads (writes)
+    uint32_t size;
+    uint64_t done;              // when the NoC completes it
+    std::vector<uint8_t> data;  // a read's bytes, taken from the source at issue
+  };
+  std::vector<Transfer> reads_in_flight;
+  std::vector<Transfer> writes_in_flight;
   // CB traffic of a compute thread: tiles the unpacker read from CBs (copy_tile and the
   // CB operands of FPU ops, matmul, reduce, transpose, broadcast) and tiles packed.
   uint64_t tiles_unpacked = 0;
@@ -36,9 +48,17 @@ struct KernelThread {
   // fiber's clock is math's (unpack included); the packer keeps its own clock, and
   // tile_regs_acquire waits until the half it gets was released by the packer.
   uint64_t pack_clock = 0;
+  uint64_t pack_busy = 0;  // cycles of pack_clock the packer worked (the rest it waited)
   uint64_t committed_at = 0;
   uint64_t half_free_at[2] = {0, 0};
   uint32_t sections_released = 0;
+
+  // The packer's clock, as Scheduler::wait_until/advance are the fiber's.
+  void pack_wait_until(uint64_t time) { pack_clock = std::max(pack_clock, time); }
+  void pack_advance(uint64_t cycles) {
+    pack_clock += cycles;
+    pack_busy += cycles;
+  }
 };
 
 class Core {

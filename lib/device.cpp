@@ -131,7 +131,7 @@ void Device::add_cb(uint32_t id, uint32_t num_pages, uint32_t page_size, DataFor
   if (id >= description_.max_cbs)
     fail_setup(name + ": CB ids are 0.." + std::to_string(description_.max_cbs - 1));
   if (cores_[0]->cbs()[id].configured()) fail_setup(name + " is configured twice");
-  if (!is_supported_format(format)) fail_setup(name + ": only bf16 and fp32 CBs are emulated");
+  if (!is_supported_format(format)) fail_setup(name + ": only bf16, fp32 and bfp8_b CBs are emulated");
   if (num_pages == 0 || page_size == 0) fail_setup(name + ": needs at least one page of nonzero size");
   uint64_t bytes = static_cast<uint64_t>(num_pages) * page_size;
   uint64_t end = next_cb_offset_ + bytes;
@@ -159,8 +159,8 @@ void Device::set_semaphores(const std::vector<uint32_t>& initial_values) {
 
 uint32_t Device::add_buffer(const std::string& name, DataFormat format, uint32_t num_pages) {
   if (dram_.find(name)) fail_setup("DRAM buffer '" + name + "' is defined twice");
-  if (!is_supported_format(format)) fail_setup("DRAM buffer '" + name + "': only bf16 and fp32 are emulated");
-  return dram_.allocate(name, format, num_pages, kTileElements * format_element_bytes(format));
+  if (!is_supported_format(format)) fail_setup("DRAM buffer '" + name + "': only bf16, fp32 and bfp8_b are emulated");
+  return dram_.allocate(name, format, num_pages, format_tile_bytes(format));
 }
 
 void Device::add_kernel(const KernelSpec& kernel) {
@@ -313,6 +313,7 @@ std::string Device::report_json() const {
            << "\", \"kernel\": " << json_string(thread.kernel_name) << ", \"cycles\": " << thread.fiber->clock()
            << ", \"busy\": " << thread.fiber->busy_cycles() << ", \"waiting\": " << thread.fiber->waiting_cycles()
            << ", \"tiles_unpacked\": " << thread.tiles_unpacked << ", \"tiles_packed\": " << thread.tiles_packed
+           << ", \"packer_busy\": " << thread.pack_busy << ", \"packer_waiting\": " << thread.pack_clock - thread.pack_busy
            << "}";
       first = false;
     }

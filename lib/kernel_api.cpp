@@ -13,6 +13,7 @@
 #include "math_lanes.h"
 #include "numerics.h"
 #include "tile_math.h"
+#include "trace.h"
 #include "ttemu/kernel_bridge.h"
 
 namespace ttemu {
@@ -66,6 +67,38 @@ uint8_t* remote_l1(Core& core, uint32_t offset, uint32_t size, const char* call)
     fail(std::string(call) + ": L1 offset " + hex(offset) + " + " + std::to_string(size) + " bytes on " +
          core.label() + " runs past the end of L1");
   return core.l1() + offset;
+}
+
+// Fails when a transfer this thread started still uses one of the `num_pages` pages
+// `cb_push_back` publishes (a read writing them) or `cb_pop_front` frees (a write
+// reading them); a transfer complete by now is landed instead (a read's bytes copied).
+void check_pages_settled(uint32_t cb_id, uint32_t num_pages, bool push) {
+  KernelThread& thread = device().thread();
+  if (thread.kind == ThreadKind::Compute) return;
+  CircularBuffer& cb = thread.core->cb(cb_id, push ? "cb_push_back" : "cb_pop_front");
+  auto& in_flight = push ? thread.reads_in_flight : thread.writes_in_flight;
+  uint64_t now = scheduler().now();
+  for (auto it = in_flight.begin(); it != in_flight.end();) {
+    bool overlaps = false;
+    for (uint32_t i = 0; i < num_pages && !overlaps; ++i) {
+      uint8_t* page = push ? cb.back_page_address(i) : cb.front_page_address(i);
+      overlaps = it->l1 < page + cb.page_size() && page < it->l1 + it->size;
+    }
+    if (!overlaps && it->done > now) {
+      ++it;
+      continue;
+    }
+    if (overlaps && it->done > now) {
+      const char* call = push ? "cb_push_back" : "cb_pop_front";
+      fail(std::string(call) + "(cb " + std::to_string(cb_id) + ", " + std::to_string(num_pages) + ") " +
+           (push ? "publishes a page a noc_async_read of this thread is still writing"
+                 : "frees a page a noc_async_write of this thread is still reading") +
+           " (the transfer completes at cycle " + std::to_string(it->done) + ", now is cycle " + std::to_string(now) +
+           "): call " + (push ? "noc_async_read_barrier()" : "noc_async_write_barrier()") + " before " + call);
+    }
+    if (push) std::memcpy(it->l1, it->data.data(), it->size);
+    it = in_flight.erase(it);
+  }
 }
 
 uint32_t hops_between(const Core& a, const Core& b) {
@@ -122,43 +155,52 @@ uint32_t common_runtime_arg(uint32_t index) {
 // In a compute kernel, cb_wait_front/cb_pop_front run on the unpacker (the fiber's
 // clock) and cb_reserve_back/cb_push_back on the packer (KernelThread::pack_clock).
 void cb_wait_front(uint32_t cb, uint32_t num_pages) {
+  TracedCall traced("cb_wait_front", CbOp::Wait, cb, num_pages);
   uint64_t pushed = device().thread().core->cb(cb, "cb_wait_front").wait_front(scheduler(), num_pages);
   scheduler().wait_until(pushed);
   scheduler().advance(costs().cb_call);
 }
 void cb_pop_front(uint32_t cb, uint32_t num_pages) {
+  TracedCall traced("cb_pop_front", CbOp::Pop, cb, num_pages);
   device().math_lanes().drain(device().thread().core->index());  // pending matmuls may read the popped pages
   scheduler().advance(costs().cb_call);
+  check_pages_settled(cb, num_pages, /*push=*/false);
   device().thread().core->cb(cb, "cb_pop_front").pop_front(scheduler(), num_pages, scheduler().now());
 }
 void cb_reserve_back(uint32_t cb, uint32_t num_pages) {
+  TracedCall traced("cb_reserve_back", CbOp::Reserve, cb, num_pages);
   KernelThread& thread = device().thread();
   uint64_t freed = thread.core->cb(cb, "cb_reserve_back").reserve_back(scheduler(), num_pages);
   if (thread.kind == ThreadKind::Compute) {
-    thread.pack_clock = std::max(thread.pack_clock, freed) + costs().cb_call;
+    thread.pack_wait_until(freed);
+    thread.pack_advance(costs().cb_call);
   } else {
     scheduler().wait_until(freed);
     scheduler().advance(costs().cb_call);
   }
 }
 void cb_push_back(uint32_t cb, uint32_t num_pages) {
+  TracedCall traced("cb_push_back", CbOp::Push, cb, num_pages);
   KernelThread& thread = device().thread();
   uint64_t time;
   if (thread.kind == ThreadKind::Compute) {
-    thread.pack_clock += costs().cb_call;
+    thread.pack_advance(costs().cb_call);
     time = thread.pack_clock;
   } else {
     scheduler().advance(costs().cb_call);
     time = scheduler().now();
+    check_pages_settled(cb, num_pages, /*push=*/true);
   }
   thread.core->cb(cb, "cb_push_back").push_back(scheduler(), num_pages, time);
 }
 bool cb_pages_available_at_front(uint32_t cb, uint32_t num_pages) {
+  TracedCall traced("cb_pages_available_at_front", static_cast<int32_t>(cb));
   scheduler().sync_point();
   scheduler().advance(costs().cb_call);
   return device().thread().core->cb(cb, "cb_pages_available_at_front").pages_filled() >= num_pages;
 }
 bool cb_pages_reservable_at_back(uint32_t cb, uint32_t num_pages) {
+  TracedCall traced("cb_pages_reservable_at_back", static_cast<int32_t>(cb));
   scheduler().sync_point();
   scheduler().advance(costs().cb_call);
   return device().thread().core->cb(cb, "cb_pages_reservable_at_back").pages_free() >= num_pages;
@@ -175,6 +217,7 @@ DataFormat cb_data_format(uint32_t cb) { return device().thread().core->cb(cb, "
 
 // ---- compute: DST protocol ----------------------------------------------------------------
 void tile_regs_acquire() {
+  TracedCall traced("tile_regs_acquire");
   Core& core = compute_core("tile_regs_acquire");
   KernelThread& thread = device().thread();
   // Full sync: one DST section, so math waits for every pack; half sync: two halves.
@@ -184,6 +227,7 @@ void tile_regs_acquire() {
   scheduler().advance(costs().tile_regs_sync);
 }
 void tile_regs_commit() {
+  TracedCall traced("tile_regs_commit");
   Core& core = compute_core("tile_regs_commit", false);
   core.dst().commit();
   device().math_lanes().seal(core.index());  // the section's matmuls may start
@@ -191,23 +235,33 @@ void tile_regs_commit() {
   device().thread().committed_at = scheduler().now();
 }
 void tile_regs_wait() {
+  TracedCall traced("tile_regs_wait");
   compute_core("tile_regs_wait").dst().wait();
   KernelThread& thread = device().thread();
-  thread.pack_clock = std::max(thread.pack_clock, thread.committed_at) + costs().tile_regs_sync;
+  thread.pack_wait_until(thread.committed_at);
+  thread.pack_advance(costs().tile_regs_sync);
 }
 void tile_regs_release() {
+  TracedCall traced("tile_regs_release");
   compute_core("tile_regs_release").dst().release();
   KernelThread& thread = device().thread();
-  thread.pack_clock += costs().tile_regs_sync;
+  thread.pack_advance(costs().tile_regs_sync);
   bool full_sync = device().config().dst_full_sync_en;
   thread.half_free_at[full_sync ? 0 : thread.sections_released % 2] = thread.pack_clock;
   ++thread.sections_released;
 }
 
 void init(InitKind kind) {
+<<<<<<< HEAD
   static const char* const names[] = {"compute_kernel_hw_startup", "copy_init", "matmul_init", "reduce_init",
                                       "add/sub/mul_init", "bcast init", "transpose_init", "SFPU op init",
                                       "pack_reconfig_data_format"};
+=======
+  static const char* const names[] = {"compute_kernel_hw_startup/binary_op_init_common/init_sfpu",
+                                      "copy_tile_init", "mm_init", "reduce_init", "add/sub/mul_tiles_init",
+                                      "bcast init", "transpose_wh_init", "SFPU op init", "pack_reconfig_data_format"};
+  TracedCall traced(names[static_cast<int>(kind)]);
+>>>>>>> main
   compute_core(names[static_cast<int>(kind)]);
   scheduler().advance(costs().init);
 }
@@ -229,6 +283,7 @@ bool matmul_transpose() {
 
 // ---- compute: math ---------------------------------------------------------------------
 void copy_tile(uint32_t cb, uint32_t tile, uint32_t dst) {
+  TracedCall traced("copy_tile", cb, tile, dst);
   Core& core = compute_core("copy_tile");
   float* out = core.dst().math_tile(dst, "copy_tile");
   CircularBuffer& in = core.cb(cb, "copy_tile");
@@ -240,6 +295,7 @@ void copy_tile(uint32_t cb, uint32_t tile, uint32_t dst) {
 }
 
 void pack_tile(uint32_t dst, uint32_t cb, uint32_t out_tile, bool out_of_order) {
+  TracedCall traced("pack_tile", cb, out_of_order ? static_cast<int32_t>(out_tile) : -1, dst);
   Core& core = compute_core("pack_tile");
   const float* values = core.dst().pack_tile(dst, "pack_tile");
   CircularBuffer& out = core.cb(cb, "pack_tile");
@@ -247,10 +303,11 @@ void pack_tile(uint32_t dst, uint32_t cb, uint32_t out_tile, bool out_of_order) 
   uint8_t* page = out_of_order ? out.back_page(out_tile, "pack_tile") : out.next_pack_page("pack_tile");
   pack_tile_page(values, out.format(), page);
   ++device().thread().tiles_packed;
-  device().thread().pack_clock += static_cast<uint64_t>(std::ceil(out.page_size() / costs().pack_bytes_per_cycle));
+  device().thread().pack_advance(static_cast<uint64_t>(std::ceil(out.page_size() / costs().pack_bytes_per_cycle)));
 }
 
 void matmul_tiles(uint32_t cb0, uint32_t cb1, uint32_t tile0, uint32_t tile1, uint32_t dst, bool transpose_b) {
+  TracedCall traced("matmul_tiles", cb0, tile0, dst);
   Core& core = compute_core("matmul_tiles", false);
   float* out = core.dst().math_tile(dst, "matmul_tiles");
   CircularBuffer& in0 = core.cb(cb0, "matmul_tiles");
@@ -268,6 +325,7 @@ void matmul_tiles(uint32_t cb0, uint32_t cb1, uint32_t tile0, uint32_t tile1, ui
 
 void reduce_tile(ReducePool pool, ReduceAxis axis, uint32_t cb, uint32_t cb_scaler, uint32_t tile,
                  uint32_t tile_scaler, uint32_t dst) {
+  TracedCall traced("reduce_tile", cb, tile, dst);
   Core& core = compute_core("reduce_tile");
   float* out = core.dst().math_tile(dst, "reduce_tile");
   alignas(64) float a[kTileElements], scaler[kTileElements];
@@ -281,6 +339,7 @@ void reduce_tile(ReducePool pool, ReduceAxis axis, uint32_t cb, uint32_t cb_scal
 
 void binary_tiles(BinaryOp op, Broadcast bcast, uint32_t cb0, uint32_t cb1, uint32_t tile0, uint32_t tile1,
                   uint32_t dst, bool accumulate) {
+  TracedCall traced(traced_name(op, bcast), cb0, tile0, dst);
   const char* call = bcast == Broadcast::None ? "add/sub/mul_tiles" : "*_tiles_bcast";
   Core& core = compute_core(call);
   float* out = core.dst().math_tile(dst, call);
@@ -294,6 +353,7 @@ void binary_tiles(BinaryOp op, Broadcast bcast, uint32_t cb0, uint32_t cb1, uint
 }
 
 void binary_dest_reuse_tiles(BinaryOp op, DestReuse reuse, uint32_t cb, uint32_t tile, uint32_t dst) {
+  TracedCall traced(traced_name(op, reuse), cb, tile, dst);
   const char* call = "binary_dest_reuse_tiles";
   Core& core = compute_core(call);
   if (reuse == DestReuse::None) fail("binary_dest_reuse_tiles needs DEST_TO_SRCA or DEST_TO_SRCB");
@@ -311,6 +371,7 @@ void binary_dest_reuse_tiles(BinaryOp op, DestReuse reuse, uint32_t cb, uint32_t
 }
 
 void unary_bcast(Broadcast bcast, uint32_t cb, uint32_t tile, uint32_t dst) {
+  TracedCall traced("unary_bcast", cb, tile, dst);
   Core& core = compute_core("unary_bcast");
   float* out = core.dst().math_tile(dst, "unary_bcast");
   alignas(64) float in[kTileElements];
@@ -321,6 +382,7 @@ void unary_bcast(Broadcast bcast, uint32_t cb, uint32_t tile, uint32_t dst) {
 }
 
 void transpose_wh_tile(uint32_t cb, uint32_t tile, uint32_t dst) {
+  TracedCall traced("transpose_wh_tile", cb, tile, dst);
   Core& core = compute_core("transpose_wh_tile");
   float* out = core.dst().math_tile(dst, "transpose_wh_tile");
   alignas(64) float in[kTileElements];
@@ -331,6 +393,7 @@ void transpose_wh_tile(uint32_t cb, uint32_t tile, uint32_t dst) {
 }
 
 void sfpu_unary(SfpuUnary op, uint32_t dst, float param, bool approx) {
+  TracedCall traced(traced_name(op), -1, -1, dst);
   Core& core = compute_core("SFPU op");
   float* values = core.dst().math_tile(dst, "SFPU op");
   bool approximate = approx || device().config().math_approx_mode;
@@ -344,6 +407,7 @@ void sfpu_unary(SfpuUnary op, uint32_t dst, float param, bool approx) {
 }
 
 void sfpu_binary(SfpuBinary op, uint32_t dst0, uint32_t dst1, uint32_t out) {
+  TracedCall traced(traced_name(op), -1, -1, out);
   Core& core = compute_core("SFPU binary op");
   const float* a = core.dst().math_tile(dst0, "SFPU binary op");
   const float* b = core.dst().math_tile(dst1, "SFPU binary op");
@@ -354,6 +418,7 @@ void sfpu_binary(SfpuBinary op, uint32_t dst0, uint32_t dst1, uint32_t out) {
 }
 
 void sfpu_where(uint32_t cond, uint32_t if_true, uint32_t if_false, uint32_t out, DataFormat format) {
+  TracedCall traced("where_tile", -1, -1, out);
   const char* call = "where_tile";
   Core& core = compute_core(call);
   const float* c = core.dst().math_tile(cond, call);
@@ -375,6 +440,7 @@ void sfpu_where(uint32_t cond, uint32_t if_true, uint32_t if_false, uint32_t out
 }
 
 void fill_tile(uint32_t dst, float value) {
+  TracedCall traced("fill_tile", -1, -1, dst);
   Core& core = compute_core("fill_tile");
   float* values = core.dst().math_tile(dst, "fill_tile");
   std::fill(values, values + kTileElements, value);
@@ -383,6 +449,7 @@ void fill_tile(uint32_t dst, float value) {
 }
 
 void copy_dest_values(uint32_t dst_to, uint32_t dst_from) {
+  TracedCall traced("copy_dest_values", -1, -1, dst_to);
   const char* call = "copy_dest_values";
   Core& core = compute_core(call);
   const float* from = core.dst().math_tile(dst_from, call);
@@ -433,6 +500,7 @@ uint64_t dram_page_noc_addr(uint32_t bank_base_address, uint32_t page_id, uint32
 
 // ---- data movement: transfers ---------------------------------------------------------------
 void noc_read(uint64_t src_noc_addr, uint32_t dst_l1_addr, uint32_t size) {
+  TracedCall traced("noc_async_read");
   const char* call = "noc_async_read";
   scheduler().sync_point();
   KernelThread& thread = device().thread();
@@ -440,21 +508,28 @@ void noc_read(uint64_t src_noc_addr, uint32_t dst_l1_addr, uint32_t size) {
   NocAddress source = decode_noc_address(src_noc_addr);
   uint64_t now = scheduler().now();
   uint64_t done = now;
+  // The bytes are taken now and land at the barrier (noc_read_barrier): until then the
+  // destination holds what it held, as on hardware before the NoC delivers.
+  std::vector<uint8_t> data(size);
   if (source.kind == NocAddress::Kind::Dram) {
-    device().dram().read(static_cast<int>(source.bank), source.address, destination, size);
+    device().dram().read(static_cast<int>(source.bank), source.address, data.data(), size);
     done = device().noc().dram_read(thread.core->index(), source.bank, size, now);
   } else if (source.kind == NocAddress::Kind::Core) {
     Core& from = device().core_at_noc(source.x, source.y, call);
-    std::memmove(destination, remote_l1(from, source.address, size, call), size);
+    std::memcpy(data.data(), remote_l1(from, source.address, size, call), size);
     done = device().noc().core_read(thread.core->index(), hops_between(from, *thread.core), size, now);
   } else {
     fail(std::string(call) + ": source " + hex(src_noc_addr) + " is not a core or DRAM NoC address");
   }
+  thread.reads_in_flight.push_back({destination, size, done, std::move(data)});
   thread.reads_done_at = std::max(thread.reads_done_at, done);
+  trace_noc_transfer(thread.core->index(), true, source.kind == NocAddress::Kind::Dram ? static_cast<int>(source.bank) : -1,
+                     now, done);
   scheduler().advance(device().description().noc.issue_cycles);
 }
 
 void noc_write(uint32_t src_l1_addr, uint64_t dst_noc_addr, uint32_t size) {
+  TracedCall traced("noc_async_write");
   const char* call = "noc_async_write";
   scheduler().sync_point();
   KernelThread& thread = device().thread();
@@ -475,12 +550,16 @@ void noc_write(uint32_t src_l1_addr, uint64_t dst_noc_addr, uint32_t size) {
     fail(std::string(call) + ": destination " + hex(dst_noc_addr) +
          " is not a core or DRAM NoC address (multicast needs noc_async_write_multicast)");
   }
+  thread.writes_in_flight.push_back({const_cast<uint8_t*>(source), size, done, {}});
   thread.writes_done_at = std::max(thread.writes_done_at, done);
+  trace_noc_transfer(thread.core->index(), false, target.kind == NocAddress::Kind::Dram ? static_cast<int>(target.bank) : -1,
+                     now, done);
   scheduler().advance(device().description().noc.issue_cycles);
 }
 
 void noc_write_multicast(uint32_t src_l1_addr, uint64_t dst_mcast_addr, uint32_t size, uint32_t num_dests,
                          bool include_self) {
+  TracedCall traced("noc_async_write_multicast");
   const char* call = "noc_async_write_multicast";
   scheduler().sync_point();
   KernelThread& thread = device().thread();
@@ -494,18 +573,25 @@ void noc_write_multicast(uint32_t src_l1_addr, uint64_t dst_mcast_addr, uint32_t
       deliver_to_semaphore(*core, hops_between(*core, *thread.core), [] {});
   }
   uint64_t done = device().noc().core_write(thread.core->index(), farthest, size, scheduler().now());
+  thread.writes_in_flight.push_back({const_cast<uint8_t*>(source), size, done, {}});
   thread.writes_done_at = std::max(thread.writes_done_at, done);
+  trace_noc_transfer(thread.core->index(), false, -1, scheduler().now(), done);
   scheduler().advance(device().description().noc.issue_cycles);
 }
 
 void noc_read_barrier() {
+  TracedCall traced("noc_async_read_barrier");
   KernelThread& thread = device().thread();
   scheduler().wait_until(thread.reads_done_at);
+  for (const KernelThread::Transfer& read : thread.reads_in_flight) std::memcpy(read.l1, read.data.data(), read.size);
+  thread.reads_in_flight.clear();
 }
 
 void noc_write_barrier() {
+  TracedCall traced("noc_async_write_barrier");
   KernelThread& thread = device().thread();
   scheduler().wait_until(thread.writes_done_at);
+  thread.writes_in_flight.clear();
 }
 
 // ---- semaphores ---------------------------------------------------------------------------
@@ -516,6 +602,7 @@ uint32_t semaphore_addr(uint32_t id) {
 }
 
 void semaphore_wait(volatile uint32_t* addr, uint32_t value, bool at_least) {
+  TracedCall traced(at_least ? "noc_semaphore_wait_min" : "noc_semaphore_wait");
   scheduler().sync_point();
   Core& self = *device().thread().core;
   Core::SemaphoreWaiter waiter{&scheduler().current(), addr, value, at_least};
@@ -531,6 +618,7 @@ void semaphore_wait(volatile uint32_t* addr, uint32_t value, bool at_least) {
 }
 
 void semaphore_set(volatile uint32_t* addr, uint32_t value) {
+  TracedCall traced("noc_semaphore_set");
   scheduler().sync_point();
   *addr = value;
   device().thread().core->wake_semaphore_waiters(scheduler(), scheduler().now());
@@ -538,6 +626,7 @@ void semaphore_set(volatile uint32_t* addr, uint32_t value) {
 }
 
 void semaphore_inc(uint64_t noc_addr, uint32_t increment) {
+  TracedCall traced("noc_semaphore_inc");
   const char* call = "noc_semaphore_inc";
   scheduler().sync_point();
   NocAddress target = decode_noc_address(noc_addr);
@@ -550,6 +639,7 @@ void semaphore_inc(uint64_t noc_addr, uint32_t increment) {
 }
 
 void semaphore_set_remote(uint32_t src_l1_addr, uint64_t dst_noc_addr) {
+  TracedCall traced("noc_semaphore_set_remote");
   const char* call = "noc_semaphore_set_remote";
   scheduler().sync_point();
   KernelThread& thread = device().thread();
@@ -564,6 +654,7 @@ void semaphore_set_remote(uint32_t src_l1_addr, uint64_t dst_noc_addr) {
 }
 
 void semaphore_set_multicast(uint32_t src_l1_addr, uint64_t dst_mcast_addr, uint32_t num_dests, bool include_self) {
+  TracedCall traced("noc_semaphore_set_multicast");
   const char* call = "noc_semaphore_set_multicast";
   scheduler().sync_point();
   KernelThread& thread = device().thread();

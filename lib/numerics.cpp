@@ -2,13 +2,18 @@
 
 #include <cmath>
 
+#include "block_float.h"
+
 namespace ttemu {
 
 bool is_supported_format(DataFormat format) {
-  return format == DataFormat::Float16_b || format == DataFormat::Float32;
+  return format == DataFormat::Float16_b || format == DataFormat::Float32 || format == DataFormat::Bfp8_b;
 }
 
-uint32_t format_element_bytes(DataFormat format) { return format == DataFormat::Float32 ? 4 : 2; }
+uint32_t format_tile_bytes(DataFormat format) {
+  if (format == DataFormat::Bfp8_b) return kBfp8TileBytes;
+  return kTileElements * (format == DataFormat::Float32 ? 4 : 2);
+}
 
 namespace {
 // 16 lanes: one face row (GCC/Clang vector extensions, so the conversions vectorize).
@@ -36,7 +41,8 @@ inline void float_row_to_bf16(const float* in, uint8_t* out) {
 }  // namespace
 
 void unpack_tile(const uint8_t* page, DataFormat format, float* row_major) {
-  const uint32_t bytes = format_element_bytes(format);
+  if (format == DataFormat::Bfp8_b) return unpack_bfp8_b_tile(page, row_major);
+  const uint32_t bytes = format == DataFormat::Float32 ? 4 : 2;
   for (int face = 0; face < 4; ++face) {
     int row0 = (face / 2) * kFaceRows;
     int col0 = (face % 2) * kFaceCols;
@@ -52,7 +58,8 @@ void unpack_tile(const uint8_t* page, DataFormat format, float* row_major) {
 }
 
 void pack_tile_page(const float* row_major, DataFormat format, uint8_t* page) {
-  const uint32_t bytes = format_element_bytes(format);
+  if (format == DataFormat::Bfp8_b) return pack_bfp8_b_tile(row_major, page);
+  const uint32_t bytes = format == DataFormat::Float32 ? 4 : 2;
   for (int face = 0; face < 4; ++face) {
     int row0 = (face / 2) * kFaceRows;
     int col0 = (face % 2) * kFaceCols;

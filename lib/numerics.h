@@ -47,11 +47,13 @@ inline int face_layout_index(int row, int col) {
 }
 
 bool is_supported_format(DataFormat format);
-uint32_t format_element_bytes(DataFormat format);
+// Bytes of one 32x32 tile page of `format` (bfp8_b: lib/block_float.h).
+uint32_t format_tile_bytes(DataFormat format);
 
 // A face-layout page of `format` -> row-major fp32 values.
 void unpack_tile(const uint8_t* page, DataFormat format, float* row_major);
-// Row-major fp32 values -> a face-layout page of `format` (bf16: round to nearest even).
+// Row-major fp32 values -> a face-layout page of `format` (bf16: round to nearest even;
+// bfp8_b: the packer's rounding, lib/block_float.h).
 void pack_tile_page(const float* row_major, DataFormat format, uint8_t* page);
 // Round 16 consecutive values to bf16 in place (float_to_bf16, without branches so it
 // vectorizes).

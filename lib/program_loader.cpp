@@ -17,6 +17,7 @@ namespace {
 DataFormat parse_format(const std::string& text, int line_number) {
   if (text == "bf16") return DataFormat::Float16_b;
   if (text == "fp32") return DataFormat::Float32;
+  if (text == "bfp8_b") return DataFormat::Bfp8_b;
   fail_setup("program.txt line " + std::to_string(line_number) + ": unknown data format '" + text + "'");
 }
 

@@ -3,8 +3,8 @@
 //   device <path of the device description (python/ttlang/device/<name>.toml)>
 //   grid <rows> <cols>
 //   compute_config <LoFi|HiFi2|HiFi3|HiFi4> <fp32_dest_acc_en> <math_approx_mode> <dst_full_sync_en>
-//   cb <id> <num_pages> <page_size> <bf16|fp32>
-//   buffer <index> <name> <bf16|fp32> <num_pages> <is_input> <is_output>
+//   cb <id> <num_pages> <page_size> <bf16|fp32|bfp8_b>
+//   buffer <index> <name> <bf16|fp32|bfp8_b> <num_pages> <is_input> <is_output>
 //   semaphores <initial value>...
 //   kernel <name> <reader|compute|writer> <path of the kernel's shared object>
 //   args <kernel> <row> <col> <arg>...        (an arg is a uint32 or @<buffer name>)

@@ -7,6 +7,7 @@
     artifact.program                           # ttlang.target.program.Program
     artifact.run([a, b, c])                    # run on the default target (emulator)
     artifact.perf()                            # the timing report of the last run
+    artifact.trace("run.json")                 # rerun it, writing a Perfetto timeline
 
 The passes are docs/pipeline.md's stages, by registered name (ttlang.pipeline); the
 simple stage-3 and stage-7 passes stand in for the full D2M pipeline until the later
@@ -34,6 +35,7 @@ from ttlang.transforms.diagnostics import PassError
 
 DEFAULT_PIPELINE: tuple[str, ...] = (
     "d2m-generate-datamovement",
+    "d2m-check-cb-traffic",
     "d2m-elementwise-fusion",
     "d2m-bufferize",
     "d2m-memref-provenance",
@@ -101,6 +103,7 @@ class Artifact:
         self.sources = sources  # kernel name -> C++ source
         self.program = program
         self.last_run: Any = None  # the runtime's RunResult
+        self._last_tensors: Any = None  # what the last run ran with (trace() reruns it)
 
     @property
     def stages(self) -> dict[str, str]:
@@ -120,6 +123,31 @@ class Artifact:
         from ttlang.runtime import run_program
 
         self.last_run = run_program(self.program, tensors, target)
+        self._last_tensors = tensors
+        return self.last_run
+
+    def trace(
+        self,
+        path: Any,
+        tensors: Sequence[Any] | Mapping[str, Any] | None = None,
+        *,
+        cores: Sequence[tuple[int, int]] | None = None,
+        max_slices: int | None = None,
+    ) -> Any:
+        """Runs the program on the emulator with `tensors` (default: the last run's) and
+        writes its timeline to `path` as Chrome trace-event JSON, for Perfetto
+        (`ttlang.runtime.trace`: `cores` to record, default all; the `max_slices` cap).
+        Returns the runtime's `RunResult`."""
+        from ttlang.runtime import run_program
+        from ttlang.runtime.trace import DEFAULT_MAX_SLICES, TraceOptions
+
+        if tensors is None:
+            if self._last_tensors is None:
+                raise RuntimeError("no tensors to trace with: pass them, or call artifact.run(tensors) first")
+            tensors = self._last_tensors
+        options = TraceOptions(path, cores, max_slices or DEFAULT_MAX_SLICES)
+        self.last_run = run_program(self.program, tensors, "emulator", trace=options)
+        self._last_tensors = tensors
         return self.last_run
 
     def perf(self) -> Any:

@@ -140,13 +140,15 @@ def _one_core_unary(
     column_major: bool = False,
     scaler: float | None = None,
     compute_config: ComputeConfig = ComputeConfig(),
+    formats: tuple[str, str] = ("bf16", "bf16"),
 ) -> Program:
-    """reader_unary -> `compute` -> writer_unary on one core (buffers x, out)."""
+    """reader_unary -> `compute` -> writer_unary on one core (buffers x, out, in `formats`)."""
     ht, wt = in_shape[0] // 32, in_shape[1] // 32
     out_tiles = (out_shape[0] // 32) * (out_shape[1] // 32)
     page = tile_size_bytes("bf16")
     reader_args: list = [BufferAddress("x")]
-    cbs = [CBConfig(CB_IN, 2, page), CBConfig(CB_OUT, 2, page)]
+    cbs = [CBConfig(CB_IN, 2, tile_size_bytes(formats[0]), formats[0])]
+    cbs.append(CBConfig(CB_OUT, 2, tile_size_bytes(formats[1]), formats[1]))
     if scaler is not None:
         reader_args.append(int.from_bytes(struct.pack("<f", scaler), "little"))
         cbs.append(CBConfig(CB_SCALER, 1, page))
@@ -159,7 +161,10 @@ def _one_core_unary(
             kernel("writer_unary.cpp", "writer", CB_OUT, TENSOR_ACCESSOR_DRAM),
         ],
         cbs=cbs,
-        buffers=[DramBuffer("x", in_shape), DramBuffer("out", out_shape, is_input=False, is_output=True)],
+        buffers=[
+            DramBuffer("x", in_shape, formats[0]),
+            DramBuffer("out", out_shape, formats[1], is_input=False, is_output=True),
+        ],
         runtime_args={
             "reader_unary": {(0, 0): reader_args},
             "writer_unary": {(0, 0): [BufferAddress("out"), 0, out_tiles]},
@@ -189,6 +194,13 @@ def sfpu_unary(shape: tuple[int, int], op: str, compute_config: ComputeConfig = 
     count = (shape[0] // 32) * (shape[1] // 32)
     compute = kernel("compute_sfpu_unary.cpp", "compute", CB_IN, CB_OUT, count, SFPU_OPS[op])
     return _one_core_unary(compute, shape, shape, compute_config=compute_config)
+
+
+def copy(shape: tuple[int, int], formats: tuple[str, str], compute_config: ComputeConfig = ComputeConfig()) -> Program:
+    """out = x through DST (copy_tile, pack_tile), x and out in `formats`."""
+    count = (shape[0] // 32) * (shape[1] // 32)
+    compute = kernel("compute_copy.cpp", "compute", CB_IN, CB_OUT, count)
+    return _one_core_unary(compute, shape, shape, compute_config=compute_config, formats=formats)
 
 
 def bcast_sub_cols(shape: tuple[int, int]) -> Program:

@@ -481,7 +481,8 @@ def _verify_thread_arguments(
 
 class _CBBlockOp(IRDLOperation):
     """Base of wait/reserve: returns the CB's current block, as a tensor (compute
-    regions before bufferization) or as the CB's L1 memref."""
+    regions before bufferization) or as the CB's L1 memref. The tensor holds the tiles
+    as compute sees them (`TileType.unpacked`: a bfp8_b block is a tensor of bf16 tiles)."""
 
     cb = operand_def(CBType)
     result = result_def(TensorType | MemRefType)
@@ -500,15 +501,15 @@ class _CBBlockOp(IRDLOperation):
                 raise VerifyException(
                     f"returns the CB's block, {block}, but the result type is {result}."
                 )
-        elif (
-            isinstance(result, TensorType)
-            and (result.get_shape(), result.get_element_type())
-            != (block.get_shape(), block.get_element_type())
-        ):
-            raise VerifyException(
-                f"returns a tensor of the CB's block shape and element type "
-                f"({block}), but the result type is {result}."
-            )
+        elif isinstance(result, TensorType):
+            tile = block.get_element_type()
+            unpacked = tile.unpacked() if isinstance(tile, TileType) else tile
+            if (result.get_shape(), result.get_element_type()) != (block.get_shape(), unpacked):
+                raise VerifyException(
+                    f"returns a tensor of the CB's block shape and element type "
+                    f"({block}, {unpacked} tiles as compute sees them), but the result type "
+                    f"is {result}."
+                )
 
 
 @irdl_op_definition

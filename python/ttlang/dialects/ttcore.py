@@ -8,8 +8,10 @@
 - `#ttcore.grid<RxC>`: a rectangle of cores (rows x columns).
 - `#ttcore.iterator_type<parallel|reduction>`: how a loop dimension of a generic runs.
 - `#ttcore.data_format<bf16|f32|bfp8_b>`: the element format of a tile (and of a CB
-  page); `bfp8_b` (block floating point, a shared exponent per 16 values) is accepted
-  by the parser and reserved for later.
+  page). `bfp8_b` (block floating point: one shared exponent per 16 values) is a
+  storage format: the unpacker hands its tiles to the math engines as bf16, so compute
+  sees a bfp8_b block as bf16 tiles (`TileType.unpacked`) and the packer converts
+  back when it writes a bfp8_b CB.
 - `#ttcore.device<n150, grid = 8x8, cb_l1_bytes = 1396736, max_cbs = 32, dst_tiles = 16x8>`:
   the target device, what passes need of it (from its description, ttlang.device); the
   frontend puts it on the module as `ttcore.device`. A module without one targets the
@@ -124,6 +126,13 @@ class TileType(ParametrizedAttribute, TypeAttribute):
     @property
     def element_format(self) -> DataType:
         return self.data_type.data
+
+    def unpacked(self) -> TileType:
+        """The tile type the math engines see when this one is unpacked from a CB:
+        bfp8_b tiles become bf16; bf16 and f32 stay as they are."""
+        if self.element_format == DataType.BFP8_B:
+            return TileType(DataType.BF16, self.rows.data, self.cols.data)
+        return self
 
     def size_bytes(self) -> int:
         """Bytes one tile of this type occupies in L1 or DRAM."""

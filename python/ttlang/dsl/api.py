@@ -28,7 +28,7 @@ class KernelTensor:
     name: str
     index: int
     shape: tuple[int, ...]
-    data_type: str  # "bf16" or "f32"
+    data_type: str  # "bf16", "f32" or "bfp8_b" (the device format)
     is_output: bool
 
     @property

@@ -96,15 +96,19 @@ from ttlang.dsl.values import (
 RUNTIME_VALUES = (Block, Index, Condition, Transfer, CBHandle, SemaphoreHandle, AccessorBlock)
 
 # torch dtype (or its short name) -> tile element format
-DATA_TYPES = {"torch.bfloat16": "bf16", "torch.float32": "f32", "bf16": "bf16", "f32": "f32"}
+DATA_TYPES = {
+    "torch.bfloat16": "bf16", "torch.float32": "f32", "bf16": "bf16", "f32": "f32", "bfp8_b": "bfp8_b",
+}  # fmt: skip
+# ttnn dtype names a kernel's `dtypes` option takes -> tile element format
+DEVICE_DTYPES = {"bfloat16": "bf16", "float32": "f32", "bfloat8_b": "bfp8_b"}
 
 MAX_INLINE_DEPTH = 32
 
 
 @dataclass(frozen=True)
 class TensorSpec:
-    """A tensor described by shape and data type alone ("bf16" or "f32"), for compiling
-    without allocating (lit tests, `TTLANG_COMPILE_ONLY`)."""
+    """A tensor described by shape and data type alone ("bf16", "f32" or "bfp8_b"), for
+    compiling without allocating (lit tests, `TTLANG_COMPILE_ONLY`)."""
 
     shape: tuple[int, ...]
     dtype: str = "bf16"
@@ -121,8 +125,11 @@ def is_runtime(value: object) -> bool:
 # ===================================================================== kernel level
 
 
-def describe_tensors(kernel: ParsedFunction, args: Sequence[Any], num_outs: int) -> list[api.KernelTensor]:
-    """One KernelTensor per argument; rejects shapes that are not whole tiles."""
+def describe_tensors(
+    kernel: ParsedFunction, args: Sequence[Any], num_outs: int, dtypes: Sequence[tuple[str, str]] = ()
+) -> list[api.KernelTensor]:
+    """One KernelTensor per argument, in the device dtype `dtypes` names for it (else
+    its own); rejects shapes that are not whole tiles and `dtypes` it cannot apply."""
     # Positional parameters without defaults are the tensors; the rest are compile-time
     # keyword parameters.
     signature = kernel.tree.args
@@ -136,10 +143,26 @@ def describe_tensors(kernel: ParsedFunction, args: Sequence[Any], num_outs: int)
         )
     if not 1 <= num_outs <= len(args):
         raise kernel.error(kernel.tree, f"num_outs={num_outs}, but the kernel has {len(args)} tensors")
+    device_dtypes = dict(dtypes)
+    names = [p.arg for p in parameters]
+    for name, dtype in dtypes:
+        if name not in names or dtype not in DEVICE_DTYPES:
+            problem = (
+                f"names `{name}`, which is not one of the kernel's tensors ({', '.join(names)})"
+                if name not in names
+                else f"gives `{name}` the dtype {dtype!r}, which is not one of {', '.join(DEVICE_DTYPES)}"
+            )
+            raise kernel.error(
+                _decorator_keyword(kernel, "dtypes"),
+                f"dtypes {problem}",
+                'map tensor parameter names to ttnn dtype names, e.g. dtypes={"k": "bfloat8_b"}',
+            )
     tensors = []
     for index, (parameter, arg) in enumerate(zip(parameters, args)):
         shape = tuple(int(d) for d in arg.shape)
         data_type = DATA_TYPES.get(str(arg.dtype))
+        if data_type is not None and parameter.arg in device_dtypes:
+            data_type = DEVICE_DTYPES[device_dtypes[parameter.arg]]
         if data_type is None:
             raise kernel.error(
                 parameter,
@@ -341,7 +364,7 @@ def build_module(
 ) -> ModuleOp:
     """The stage-1 IR of `function` (a `@pykernel_gen` body) for tensors like `args`."""
     kernel = parse_function(function)
-    tensors = describe_tensors(kernel, args, options.num_outs)
+    tensors = describe_tensors(kernel, args, options.num_outs, options.dtypes)
     check_options(kernel, options, tensors)
     space = iteration_space(kernel, options, tensors)
     program = trace_kernel(kernel, tensors, params)
@@ -485,6 +508,16 @@ class KernelBuilder:
 # ===================================================================== thread level
 
 
+@dataclass(eq=False)
+class _InFlight:
+    """A transfer on CB blocks that has not been waited."""
+
+    transfer: Transfer
+    acquisitions: list[Acquisition]
+    depth: int
+    location: SourceLocation
+
+
 class _Return(Exception):
     """Unwinds an inlined helper at its `return`."""
 
@@ -569,6 +602,29 @@ _BLOCK_METHODS = sorted(
 )
 
 
+LOOP_COUNTER_BITS = 32
+"""Loop counters are the kernel's int32_t (a 32-bit RISC-V); see target/cpp.py."""
+
+
+def _check_loop_bounds(start: int | Index, stop: int | Index, step: int) -> None:
+    """Compile-time range() bounds the int32_t loop counter cannot hold, including the
+    last increment past `stop`."""
+    low, high = -(1 << (LOOP_COUNTER_BITS - 1)), (1 << (LOOP_COUNTER_BITS - 1)) - 1
+    for value in (start, stop):
+        if isinstance(value, int) and not low <= value <= high:
+            raise DSLError(
+                f"range() bound {value} does not fit the kernel's {LOOP_COUNTER_BITS}-bit signed "
+                f"loop counter ({low} to {high})",
+                "loop over fewer iterations, e.g. split the range into an outer and an inner loop",
+            )
+    if isinstance(stop, int) and not low <= stop + step <= high:
+        raise DSLError(
+            f"range() stop {stop} with step {step} overflows the kernel's {LOOP_COUNTER_BITS}-bit "
+            "signed loop counter on its last increment",
+            "loop over fewer iterations, or to a smaller stop",
+        )
+
+
 def _describe(value: object) -> str:
     """How a value is named in error messages."""
     if isinstance(value, Block):
@@ -607,6 +663,7 @@ class ThreadCompiler:
         self.reduce_scalers: dict[TileType, Block] = {}
         self.depth = 0  # nesting of scf regions (loops, run-time branches)
         self.outstanding: list[Acquisition] = []  # waits/reserves not yet popped/pushed
+        self.in_flight: list[_InFlight] = []  # transfers on CB blocks not yet waited
         self.nodes: list[ast.AST] = []  # statements and expressions being compiled
 
     # ------------------------------------------------------------------ plumbing
@@ -876,20 +933,32 @@ class ThreadCompiler:
         if not 1 <= len(bounds) <= 3:
             raise DSLError(f"range() takes 1 to 3 arguments, but got {len(bounds)}")
         start, stop, step = {1: (0, *bounds, 1), 2: (*bounds, 1), 3: tuple(bounds)}[len(bounds)]
-        if isinstance(step, Index) or not isinstance(step, int) or step < 1:
-            raise DSLError("the step of range() must be a positive compile-time int")
+        if isinstance(step, Index | bool) or not isinstance(step, int) or step == 0:
+            raise DSLError(
+                f"the step of range() must be a nonzero compile-time int, not {_describe(step)}"
+            )
         for bound in (start, stop):
             if not isinstance(bound, int | Index) or isinstance(bound, bool):
                 raise DSLError(f"range() bounds must be integers, but got {_describe(bound)}")
+        _check_loop_bounds(start, stop, step)
 
         carried = self._carried(node.body)
         initial = [self.frame.scope[name] for name in carried]
-        lower, upper, stride = self.index(start), self.index(stop), self.index(step)
+        if step > 0:
+            lower, upper, stride = self.index(start), self.index(stop), self.index(step)
+        else:
+            # scf.for counts up: run j over the trip count, i = start + j * step.
+            lower, upper, stride = self.index(0), self._descending_trips(start, stop, -step), self.index(1)
         body = IRBlock(arg_types=[IndexType(), *[v.value.type for v in initial]])
         induction, *carried_args = body.args
-        induction.name_hint = node.target.id
+        induction.name_hint = node.target.id if step > 0 else f"{node.target.id}_trip"
         saved = self._enter_region(body)
-        self.frame.scope[node.target.id] = Index(induction)
+        variable = induction
+        if step < 0:
+            offset = self.emit(arith.MuliOp(induction, self.index(step))).results[0]
+            variable = self.emit(arith.AddiOp(self.index(start), offset)).results[0]
+            variable.name_hint = node.target.id
+        self.frame.scope[node.target.id] = Index(variable)
         self._rebind(carried, initial, carried_args)
         self.statements(node.body)
         try:
@@ -899,6 +968,15 @@ class ThreadCompiler:
         self._leave_region(saved, [*node.body, node.target], self.source.location(node))
         loop = self.emit(scf.ForOp(lower, upper, stride, [v.value for v in initial], body))
         self._rebind(carried, initial, loop.results)
+
+    def _descending_trips(self, start: int | Index, stop: int | Index, stride: int) -> SSAValue:
+        """How many times `range(start, stop, -stride)` runs (negative when it runs none:
+        the signed loop test then fails at once)."""
+        if isinstance(start, int) and isinstance(stop, int):
+            return self.index(len(range(start, stop, -stride)))
+        span = self.emit(arith.SubiOp(self.index(start), self.index(stop))).results[0]
+        rounded = self.emit(arith.AddiOp(span, self.index(stride - 1))).results[0]
+        return self.emit(arith.FloorDivSIOp(rounded, self.index(stride))).results[0]
 
     def if_statement(self, node: ast.If) -> None:
         test = self.evaluate(node.test)
@@ -1341,8 +1419,8 @@ class ThreadCompiler:
         assert isinstance(cb_type, d2m.CBType)
         # Compute threads see blocks as tensors (values); data movement as the L1 buffer.
         result_type = cb_type.block
-        if self.is_compute:
-            result_type = TensorType(cb_type.block.get_element_type(), cb.block_tile_shape)
+        if self.is_compute:  # the tiles as the unpacker hands them to compute
+            result_type = TensorType(cb_type.block.get_element_type().unpacked(), cb.block_tile_shape)
         op_class = d2m.WaitOp if kind == "wait" else d2m.ReserveOp
         value = self.emit(op_class(cb.value, result_type)).results[0]
         acquisition = Acquisition(cb, kind, self.source.location(node), self.depth)
@@ -1366,12 +1444,34 @@ class ThreadCompiler:
             )
         oldest.released_at = self.source.location(node)
         self.outstanding.remove(oldest)
+        self.settle_transfers(oldest)
         self.emit((d2m.PopOp if kind == "wait" else d2m.PushOp)(cb.value))
 
     # -------------------------------------------------------------- data movement
 
     def transfer_wait(self, node: ast.Call, transfer: Transfer) -> None:
+        self.in_flight = [t for t in self.in_flight if t.transfer != transfer]
         self.emit(d2m.DMAWaitOp(transfer.value))
+
+    def settle_transfers(self, acquisition: Acquisition) -> None:
+        """Before a block is pushed or popped, every transfer on it must be complete: the
+        NoC is still writing (or reading) a block while its transfer is in flight, and a
+        pushed block is read by the consumer, a popped one refilled by the producer. A
+        transfer issued at this nesting level gets the wait the author left out; one
+        issued in a loop or branch that has ended cannot be waited any more."""
+        for pending in [t for t in self.in_flight if acquisition in t.acquisitions]:
+            if pending.depth != self.depth:
+                raise KernelError(
+                    f"the transfer started at line {pending.location.line} on the block of "
+                    f"{acquisition.cb.name}.{acquisition.kind}() is never waited, and the block "
+                    f"is {'pushed' if acquisition.kind == 'reserve' else 'popped'} while the "
+                    "NoC may still be moving it",
+                    pending.location,
+                    "call .wait() on the transfer in the loop or branch that starts it: "
+                    "`dma(src, dst).wait()`",
+                )
+            self.emit(d2m.DMAWaitOp(pending.transfer.value))
+            self.in_flight.remove(pending)
 
     def dma(
         self, node: ast.Call, src: object, dst: object, core: object = None, mcast: object = None
@@ -1384,6 +1484,7 @@ class ThreadCompiler:
         for side in (src, dst):
             if isinstance(side, Block):
                 self._check_cb_block(side)
+        self._check_direction(src, dst)
         if (core is None) != (mcast is None):
             raise DSLError("a multicast dma needs both core=(row, col) and mcast=(rows, cols)")
         if core is not None:
@@ -1401,11 +1502,33 @@ class ThreadCompiler:
                 f"and {_describe(dst)}",
                 "dma(acc[i, j], cb_block) reads from DRAM; dma(cb_block, acc[i, j]) writes to it",
             )
-        return Transfer(self.emit(op).results[0])
+        transfer = Transfer(self.emit(op).results[0])
+        blocks = [side.acquisition for side in (src, dst) if isinstance(side, Block)]
+        self.in_flight.append(_InFlight(transfer, blocks, self.depth, self.source.location(node)))
+        return transfer
 
     def _check_cb_block(self, block: Block) -> None:
         if block.acquisition is None:
             raise DSLError("dma moves CB blocks (from cb.reserve() or cb.wait())")
+
+    def _check_direction(self, src: object, dst: object) -> None:
+        """Rejects the two transfers that run but corrupt a result: writing into an input
+        tensor, and reading DRAM into a block the consumer is still reading."""
+        if isinstance(src, Block) and isinstance(dst, AccessorBlock) and not dst.accessor.tensor.is_output:
+            name = dst.accessor.tensor.name
+            raise DSLError(
+                f"dma writes into `{name}`, an input tensor of the kernel",
+                f"to read `{name}` into the block, put the accessor first: "
+                f"`dma({name}_acc[...], blk)`; only the last num_outs tensors are outputs",
+            )
+        if isinstance(src, AccessorBlock) and isinstance(dst, Block) and dst.acquisition.kind == "wait":
+            cb = dst.acquisition.cb.name
+            raise DSLError(
+                f"dma reads `{src.accessor.tensor.name}` into a block taken with {cb}.wait(), "
+                "which holds data a producer pushed",
+                f"to write that block to DRAM, put the block first: `dma(blk, acc[...])`; to fill "
+                f"a block, take it with `{cb}.reserve()` and push it",
+            )
 
     def _core_pair(self, value: object, name: str) -> list[SSAValue]:
         if not isinstance(value, tuple | list) or len(value) != 2:
@@ -1457,7 +1580,7 @@ class ThreadCompiler:
     # ----------------------------------------------------------------- intrinsics
 
     def default_tile_type(self) -> TileType:
-        return self.kernel.tile_types[0]
+        return self.kernel.tile_types[0].unpacked()
 
     def fill(self, node: ast.Call, value: object, shape: object) -> Block:
         self._require_compute("fill()")

@@ -20,12 +20,13 @@ from __future__ import annotations
 import hashlib
 import inspect
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from types import FunctionType
 from typing import Any
 
 from xdsl.dialects.builtin import ModuleOp
 
+from ttlang.dsl.checks import check_call, check_decorator
 from ttlang.dsl.diagnostics import CompilerBug, KernelError, SourceLocation, definition_location
 from ttlang.dsl.frontend import DATA_TYPES, build_module
 from ttlang.device import DEFAULT_DEVICE, load_device
@@ -72,6 +73,7 @@ class Kernel:
 
     def frontend_module(self, *tensors: Any, **params: Any) -> ModuleOp:
         """The stage-1 IR for tensors like `tensors` (torch tensors or TensorSpecs)."""
+        check_call(self.function, tensors, params, self.options.num_outs, running=False)
         try:
             return build_module(self.function, tensors, params, self.options)
         except (KernelError, CompilerBug) as error:
@@ -79,6 +81,7 @@ class Kernel:
 
     def compile(self, *tensors: Any, **params: Any):
         """Compiles for tensors like `tensors`; returns the driver's artifact (cached)."""
+        check_call(self.function, tensors, params, self.options.num_outs, running=False)
         key = self.cache_key(tensors, params)
         if key not in self._cache:
             self._cache[key] = self._compile(tensors, params)
@@ -108,6 +111,7 @@ class Kernel:
     def __call__(self, *tensors: Any, **params: Any):
         """Compiles (cached) and runs on the default target, writing the outputs into
         the given tensors. With TTLANG_COMPILE_ONLY set, returns the artifact instead."""
+        check_call(self.function, tensors, params, self.options.num_outs, running=True)
         artifact = self.compile(*tensors, **params)
         if _flag("TTLANG_COMPILE_ONLY"):
             return artifact
@@ -129,6 +133,7 @@ def pykernel_gen(
     dst_full_sync_en: bool = False,
     device: str = DEFAULT_DEVICE,
     device_grid: Sequence[int] | None = None,
+    dtypes: Mapping[str, str] | None = None,
 ):
     """Declares a kernel running on `grid` (rows, cols) of cores.
 
@@ -141,6 +146,9 @@ def pykernel_gen(
     configuration (`math_fidelity`, `fp32_dest_acc_en`, `math_approx_mode`,
     `dst_full_sync_en`) is tt-metal's. `device` names the target's description
     (ttlang.device: grid, L1, DST, costs); `device_grid` narrows its core grid.
+    `dtypes` stores tensors in another device format, by parameter name, with ttnn's
+    dtype names: `dtypes={"k": "bfloat8_b"}` keeps `k` in DRAM and in its CB as bfp8_b
+    tiles (converted on the host as `ttnn.from_torch(k, dtype=ttnn.bfloat8_b)` does).
     """
     load_device(device)  # an unknown device fails here, at the decorator
     options = KernelOptions(
@@ -159,9 +167,11 @@ def pykernel_gen(
         ),
         device=device,
         device_grid=freeze(device_grid),
+        dtypes=tuple(sorted((dtypes or {}).items())),
     )
 
     def decorate(function: FunctionType) -> Kernel:
+        check_decorator(function, options)
         return Kernel(function, options)
 
     return decorate

@@ -28,6 +28,9 @@ class KernelOptions:
     compute_config: ComputeConfig = ComputeConfig()
     device: str = DEFAULT_DEVICE  # a description in ttlang.device
     device_grid: tuple[int, int] | None = None  # None: the device's compute grid
+    # Device dtypes by tensor name, as ttnn names them ("bfloat8_b", ...): the format the
+    # tensor is stored in, in DRAM and in its CB. A tensor not named keeps its torch dtype.
+    dtypes: tuple[tuple[str, str], ...] = ()
 
     @property
     def core_grid(self) -> tuple[int, int]:

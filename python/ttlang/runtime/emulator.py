@@ -24,15 +24,24 @@ import torch
 
 from ttlang.device import load_device
 from ttlang.runtime import tiles, toolchain
+from ttlang.runtime import trace as trace_module
 from ttlang.runtime.errors import EmulatorError
 from ttlang.runtime.report import TimingReport
+from ttlang.runtime.trace import TraceOptions
 from ttlang.target.program import BufferAddress, Program
 
 DEFAULT_TIMEOUT_S = 600.0
 
 
-def run(program: Program, tensors: dict[str, torch.Tensor], timeout_s: float | None = None):
-    """Runs `program`; returns (outputs by buffer name, TimingReport)."""
+def run(
+    program: Program,
+    tensors: dict[str, torch.Tensor],
+    timeout_s: float | None = None,
+    trace: TraceOptions | None = None,
+):
+    """Runs `program`; returns (outputs by buffer name, TimingReport). Writes a timeline
+    trace when `trace` or $TTLANG_TRACE asks for one (ttlang.runtime.trace)."""
+    trace = trace or trace_module.requested_by_environment()
     _check_program(program, tensors)
     executable = toolchain.runtime_executable()
     libraries = toolchain.kernel_libraries(program.kernels, program.compute_config.math_approx_mode)
@@ -44,7 +53,7 @@ def run(program: Program, tensors: dict[str, torch.Tensor], timeout_s: float | N
         for index, buffer in enumerate(program.buffers):
             if buffer.name in tensors and same_buffer[buffer.name] == buffer.name:
                 (work / f"buffer{index}.in").write_bytes(tiles.to_page_bytes(tensors[buffer.name], buffer))
-        _run_subprocess(executable, work, timeout)
+        _run_subprocess(executable, work, timeout, trace.emulator_environment() if trace else {})
         index_of = {buffer.name: index for index, buffer in enumerate(program.buffers)}
         outputs = {
             buffer.name: tiles.from_page_bytes(
@@ -135,9 +144,15 @@ def _program_text(
     return "\n".join(lines) + "\n"
 
 
-def _run_subprocess(executable: Path, work: Path, timeout: float) -> None:
+def _run_subprocess(executable: Path, work: Path, timeout: float, environment: dict[str, str]) -> None:
     try:
-        result = subprocess.run([str(executable), str(work)], capture_output=True, text=True, timeout=timeout)
+        result = subprocess.run(
+            [str(executable), str(work)],
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            env={**os.environ, **environment},
+        )
     except subprocess.TimeoutExpired:
         raise EmulatorError(
             f"the emulated program did not finish within {timeout:g} s: a kernel probably loops forever "

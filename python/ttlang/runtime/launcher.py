@@ -11,6 +11,7 @@ import torch
 from ttlang.runtime import emulator, hardware
 from ttlang.runtime.errors import RuntimeLaunchError
 from ttlang.runtime.report import TimingReport
+from ttlang.runtime.trace import TraceOptions
 from ttlang.target.program import Program
 
 TARGETS = {"emulator": emulator.run, "hardware": hardware.run}
@@ -38,15 +39,23 @@ def run_program(
     target: str | None = None,
     *,
     timeout_s: float | None = None,
+    trace: TraceOptions | None = None,
 ) -> RunResult:
     """Runs `program` with `tensors` (by buffer name, or in `program.buffers` order).
 
     Output buffers are returned as torch tensors (in the buffer's format) and also
-    copied in place into the given tensors, when given.
+    copied in place into the given tensors, when given. `trace` records the run's
+    timeline (emulator only; ttlang.runtime.trace).
     """
     if not isinstance(tensors, Mapping):
         tensors = _by_buffer_name(program, list(tensors))
-    outputs, report = TARGETS[selected_target(target)](program, dict(tensors), timeout_s)
+    name = selected_target(target)
+    if trace is not None and name != "emulator":
+        raise RuntimeLaunchError(f"timeline traces come from the emulator; the target is '{name}'")
+    run = TARGETS[name]
+    outputs, report = (
+        run(program, dict(tensors), timeout_s, trace) if trace else run(program, dict(tensors), timeout_s)
+    )
     for name, value in outputs.items():
         if name in tensors:
             tensors[name].copy_(value)

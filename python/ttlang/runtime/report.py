@@ -17,6 +17,9 @@ class ThreadTiming:
     waiting: int
     tiles_unpacked: int  # tiles read from CBs into DST / source registers (compute)
     tiles_packed: int  # tiles packed from DST into CBs (compute)
+    # A compute thread's packer runs on its own clock (cycles = packer_busy + packer_waiting).
+    packer_busy: int = 0
+    packer_waiting: int = 0
 
 
 @dataclass(frozen=True)

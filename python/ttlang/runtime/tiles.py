@@ -2,7 +2,9 @@
 
 A page is one 32x32 tile stored as four 16x16 faces (top-left, top-right, bottom-left,
 bottom-right), each row-major; pages are the tensor's tiles in row-major tile order
-(batch dimensions outermost), as `ttlang.target.program.DramBuffer` describes.
+(batch dimensions outermost), as `ttlang.target.program.DramBuffer` describes. A bfp8_b
+page holds the same elements as shared exponents and sign-magnitude bytes
+(`block_float`); its tensor goes through float32 on the host.
 """
 
 from __future__ import annotations
@@ -10,10 +12,12 @@ from __future__ import annotations
 import numpy as np
 import torch
 
+from ttlang.runtime import block_float
 from ttlang.target.program import TILE_COLS, TILE_ROWS, DramBuffer
 
 FACE = 16
-TORCH_DTYPES = {"bf16": torch.bfloat16, "fp32": torch.float32}
+# The host dtype a buffer's tensor is converted through, per data format.
+TORCH_DTYPES = {"bf16": torch.bfloat16, "fp32": torch.float32, "bfp8_b": torch.float32}
 
 
 def tilize(tensor: torch.Tensor) -> torch.Tensor:
@@ -34,6 +38,8 @@ def untilize(pages: torch.Tensor, shape: tuple[int, ...]) -> torch.Tensor:
 def to_page_bytes(tensor: torch.Tensor, buffer: DramBuffer) -> bytes:
     """The bytes of `buffer`'s pages holding `tensor` (rounded to the buffer's format)."""
     pages = tilize(tensor.detach().to("cpu", TORCH_DTYPES[buffer.data_format])).contiguous()
+    if buffer.data_format == "bfp8_b":
+        return block_float.pack_bfp8_b(pages.numpy())
     if buffer.data_format == "bf16":
         return pages.view(torch.int16).numpy().tobytes()
     return pages.numpy().tobytes()
@@ -41,8 +47,17 @@ def to_page_bytes(tensor: torch.Tensor, buffer: DramBuffer) -> bytes:
 
 def from_page_bytes(data: bytes, buffer: DramBuffer) -> torch.Tensor:
     """A tensor of `buffer`'s shape and format from the bytes of its pages."""
-    if buffer.data_format == "bf16":
+    if buffer.data_format == "bfp8_b":
+        raw = torch.from_numpy(block_float.unpack_bfp8_b(data))
+    elif buffer.data_format == "bf16":
         raw = torch.from_numpy(np.frombuffer(data, dtype=np.int16).copy()).view(torch.bfloat16)
     else:
         raw = torch.from_numpy(np.frombuffer(data, dtype=np.float32).copy())
     return untilize(raw, tuple(buffer.shape))
+
+
+def as_stored(tensor: torch.Tensor, data_format: str) -> torch.Tensor:
+    """The values `tensor` holds once written to a DRAM buffer of `data_format` (for
+    bfp8_b: quantized by the host packer), as a tensor of the format's host dtype."""
+    buffer = DramBuffer("tensor", tuple(tensor.shape), data_format)
+    return from_page_bytes(to_page_bytes(tensor, buffer), buffer)

@@ -11,7 +11,8 @@ The body prints one statement per line:
   C++ emitter;
 - `arith` integer and float ops -> expressions assigned to a new variable; constants
   are inlined where used;
-- `scf.for` -> `for (uint32_t i = lb; i < ub; i += step) { ... }`, loop-carried values
+- `scf.for` -> `for (int32_t i = lb; i < ub; i += step) { ... }` (a signed counter:
+  bounds may be negative), loop-carried values
   become variables declared before the loop and assigned at its end; `scf.if` ->
   `if (...) { ... } else { ... }`.
 Variables take the IR's names (`%lhs_cb` -> `lhs_cb`) when it has them.
@@ -335,14 +336,26 @@ class _KernelPrinter:
         # The loop variable is scoped to the loop, as everything its body declares.
         outer_names = set(self.taken)
         induction = body.args[0]
-        type_ = cpp_type(induction.type)
+        # The counter is signed so that `range(-1, 1)` runs twice: a signless i32 is
+        # uint32_t, and an unsigned `i < ub` with a negative lb would run zero times.
+        type_ = _signed_type(induction.type)
         i = self.fresh_name(induction, "i")
-        lb, ub, step = self.expr(op.lb), self.expr(op.ub), self.expr(op.step)
+        lb, ub, step = (self.signed_expr(v, type_) for v in (op.lb, op.ub, op.step))
         increment = f"++{i}" if step == "1" else f"{i} += {step}"
         self.line(f"for ({type_} {i} = {lb}; {i} < {ub}; {increment}) {{")
         self.scoped_block(body, carried)
         self.line("}")
         self.taken = outer_names
+
+    def signed_expr(self, value: SSAValue, signed_type: str) -> str:
+        """`value` read as the signed integer type `signed_type`: constants print signed,
+        anything else is cast."""
+        owner = value.owner
+        if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
+            width = value.type.width.data if isinstance(value.type, IntegerType) else 64
+            number = owner.value.value.data % (1 << width)
+            return str(number - (1 << width) if number >= 1 << (width - 1) else number)
+        return f"static_cast<{signed_type}>({self.expr(value)})"
 
     def if_else(self, op: scf.IfOp) -> None:
         results = self.carried_variables(op.results, ["" for _ in op.results])

@@ -19,18 +19,24 @@ from typing import Literal
 
 from ttlang.device import DEFAULT_DEVICE
 
-DataFormat = Literal["bf16", "fp32"]
+DataFormat = Literal["bf16", "fp32", "bfp8_b"]
 KernelKind = Literal["compute", "reader", "writer"]
 MathFidelity = Literal["LoFi", "HiFi2", "HiFi3", "HiFi4"]
 
 TILE_ROWS = 32
 TILE_COLS = 32
-BYTES_PER_ELEMENT: dict[str, int] = {"bf16": 2, "fp32": 4}
+TILE_BYTES: dict[str, int] = {
+    "bf16": TILE_ROWS * TILE_COLS * 2,
+    "fp32": TILE_ROWS * TILE_COLS * 4,
+    # One shared exponent byte per 16 values (a face row), then one sign-magnitude byte
+    # per value: 64 + 1024 (tt-metal's tile_size(DataFormat::Bfp8_b)).
+    "bfp8_b": TILE_ROWS * TILE_COLS // 16 + TILE_ROWS * TILE_COLS,
+}
 
 
 def tile_size_bytes(data_format: str) -> int:
     """Bytes in one 32x32 tile of `data_format`."""
-    return TILE_ROWS * TILE_COLS * BYTES_PER_ELEMENT[data_format]
+    return TILE_BYTES[data_format]
 
 
 @dataclass(frozen=True)

@@ -51,7 +51,11 @@ from ttlang.target.program import (
 
 from ttlang.conversion.d2m_to_ttkernel import PROGRAM_ATTR
 
-_DATA_FORMAT: dict[DataType, DataFormat] = {DataType.BF16: "bf16", DataType.F32: "fp32"}
+_DATA_FORMAT: dict[DataType, DataFormat] = {
+    DataType.BF16: "bf16",
+    DataType.F32: "fp32",
+    DataType.BFP8_B: "bfp8_b",
+}
 
 
 class ProgramError(Exception):

@@ -85,7 +85,7 @@ from xdsl.pattern_rewriter import (
 from xdsl.rewriter import InsertPoint
 
 from ttlang.dialects import d2m
-from ttlang.dialects.ttcore import MemorySpace, MemorySpaceAttr
+from ttlang.dialects.ttcore import MemorySpace, MemorySpaceAttr, TileType
 from ttlang.transforms.compute_region import (
     ancestor_in_block,
     compute_entry,
@@ -126,11 +126,14 @@ def _cb_block_type(cb: SSAValue) -> MemRefType:
 
 
 def copy_generic(source: SSAValue, destination: SSAValue) -> linalg.GenericOp:
-    """An identity `linalg.generic` copying the block `source` into `destination`."""
+    """An identity `linalg.generic` copying the block `source` into `destination`
+    (through DST: its body sees the tiles unpacked, e.g. bfp8_b as bf16)."""
     source_type = source.type
     assert isinstance(source_type, MemRefType)
     rank = source_type.get_num_dims()
     tile = source_type.get_element_type()
+    assert isinstance(tile, TileType)
+    tile = tile.unpacked()
     body = Block(arg_types=[tile, tile])
     body.add_op(linalg.YieldOp(body.args[0]))
     identity = AffineMapAttr(AffineMap.identity(rank))

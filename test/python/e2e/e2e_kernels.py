@@ -83,11 +83,17 @@ def unary_kernel(
 
 
 def binary_kernel(
-    expr: Callable, *, block: tuple[int, int] = BLOCK, grid=GRID, fp32_dest: bool = False
+    expr: Callable,
+    *,
+    block: tuple[int, int] = BLOCK,
+    grid=GRID,
+    fp32_dest: bool = False,
+    dtypes: dict[str, str] | None = None,
 ):
-    """out block = expr(lhs block, rhs block), `block` tiles each."""
+    """out block = expr(lhs block, rhs block), `block` tiles each; `dtypes` as
+    @pykernel_gen takes it (device formats of lhs, rhs, out)."""
 
-    @pykernel_gen(grid=grid, block_factors=[block] * 3, fp32_dest_acc_en=fp32_dest)
+    @pykernel_gen(grid=grid, block_factors=[block] * 3, fp32_dest_acc_en=fp32_dest, dtypes=dtypes)
     def binary(lhs, rhs, out):
         lhs_acc, rhs_acc, out_acc = TensorAccessor(lhs), TensorAccessor(rhs), TensorAccessor(out)
 

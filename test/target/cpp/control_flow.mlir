@@ -17,7 +17,7 @@ func.func @flow() attributes {ttkernel.thread = #ttkernel.thread<writer>} {
   // Two values carried round a loop, swapped each iteration: through temporaries.
   // CHECK-NEXT: uint32_t a = 0;
   // CHECK-NEXT: uint32_t b = 1;
-  // CHECK-NEXT: for (uint32_t i = 0; i < n; i += 2) {
+  // CHECK-NEXT: for (int32_t i = 0; i < static_cast<int32_t>(n); i += 2) {
   // CHECK-NEXT:   uint32_t a_next = b;
   // CHECK-NEXT:   uint32_t b_next = a;
   // CHECK-NEXT:   a = a_next;
@@ -58,7 +58,7 @@ func.func @flow() attributes {ttkernel.thread = #ttkernel.thread<writer>} {
   // CHECK-NEXT: if (below) {
   // CHECK-NEXT:   noc_async_write_barrier();
   // CHECK-NEXT: }
-  // CHECK-NEXT: for (size_t k = 0; k < 8; ++k) {
+  // CHECK-NEXT: for (ptrdiff_t k = 0; k < 8; ++k) {
   // CHECK-NEXT:   uint32_t k32 = static_cast<uint32_t>(k);
   // CHECK-NEXT:   cb_push_back(arg2, k32);
   // CHECK-NEXT: }
@@ -105,13 +105,13 @@ func.func @fill() attributes {ttkernel.thread = #ttkernel.thread<compute>} {
 // name is free again after the loop that declared it.
 // RUN: %ttlang-translate --ttkernel-to-cpp %s --kernel loops | FileCheck %s --check-prefix=LOOPS
 // LOOPS-LABEL: void kernel_main() {
-// LOOPS-NEXT:   for (uint32_t i = 0; i < 4; ++i) {
-// LOOPS-NEXT:     for (uint32_t i_1 = 0; i_1 < 4; ++i_1) {
+// LOOPS-NEXT:   for (int32_t i = 0; i < 4; ++i) {
+// LOOPS-NEXT:     for (int32_t i_1 = 0; i_1 < 4; ++i_1) {
 // LOOPS-NEXT:       uint32_t arg0 = get_arg_val<uint32_t>(0);
 // LOOPS-NEXT:       cb_push_back(i, arg0);
 // LOOPS-NEXT:     }
 // LOOPS-NEXT:   }
-// LOOPS-NEXT:   for (uint32_t i = 0; i < 4; ++i) {
+// LOOPS-NEXT:   for (int32_t i = 0; i < 4; ++i) {
 // LOOPS-NEXT:     uint32_t v0 = i + 1;
 // LOOPS-NEXT:     cb_push_back(i, v0);
 // LOOPS-NEXT:   }

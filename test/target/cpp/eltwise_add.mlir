@@ -22,7 +22,7 @@
 // CHECK-NEXT:   uint32_t num_tiles = get_arg_val<uint32_t>(0);
 // CHECK-NEXT:   compute_kernel_hw_startup(lhs_cb, rhs_cb, out_cb);
 // CHECK-NEXT:   add_init(lhs_cb, rhs_cb);
-// CHECK-NEXT:   for (uint32_t i = 0; i < num_tiles; ++i) {
+// CHECK-NEXT:   for (int32_t i = 0; i < static_cast<int32_t>(num_tiles); ++i) {
 // CHECK-NEXT:     cb_wait_front(lhs_cb, 1);
 // CHECK-NEXT:     cb_wait_front(rhs_cb, 1);
 // CHECK-NEXT:     tile_regs_acquire();
@@ -77,7 +77,7 @@ func.func @add_compute() attributes {ttkernel.thread = #ttkernel.thread<compute>
 // CHECK-NEXT:   lhs.bank_base_address = lhs_addr;
 // CHECK-NEXT:   lhs.page_size = tile_bytes;
 // CHECK-NEXT:   lhs.data_format = DataFormat::Float16_b;
-// CHECK-NEXT:   for (uint32_t tile = 0; tile < num_tiles; ++tile) {
+// CHECK-NEXT:   for (int32_t tile = 0; tile < static_cast<int32_t>(num_tiles); ++tile) {
 // CHECK-NEXT:     cb_reserve_back(lhs_cb, 1);
 // CHECK-NEXT:     uint32_t l1_addr = get_write_ptr(lhs_cb);
 // CHECK-NEXT:     noc_async_read_tile(tile, lhs, l1_addr);

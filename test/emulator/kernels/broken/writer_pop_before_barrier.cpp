@@ -1,0 +1,19 @@
+// Broken writer_unary: frees each page before its NoC write has read it, a race on
+// hardware (the producer may refill the page while the NoC still sends it).
+#include "dataflow_api.h"
+
+void kernel_main() {
+  const uint32_t address = get_arg_val<uint32_t>(0);
+  const uint32_t start = get_arg_val<uint32_t>(1);
+  const uint32_t count = get_arg_val<uint32_t>(2);
+  constexpr uint32_t cb = get_compile_time_arg_val(0);
+  constexpr auto args = TensorAccessorArgs<1>();
+  const auto out = TensorAccessor(args, address, get_tile_size(cb));
+
+  for (uint32_t tile = start; tile < start + count; ++tile) {
+    cb_wait_front(cb, 1);
+    noc_async_write_tile(tile, out, get_read_ptr(cb));
+    cb_pop_front(cb, 1);
+    noc_async_write_barrier();
+  }
+}
