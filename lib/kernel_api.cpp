@@ -252,16 +252,10 @@ void tile_regs_release() {
 }
 
 void init(InitKind kind) {
-<<<<<<< HEAD
   static const char* const names[] = {"compute_kernel_hw_startup", "copy_init", "matmul_init", "reduce_init",
                                       "add/sub/mul_init", "bcast init", "transpose_init", "SFPU op init",
                                       "pack_reconfig_data_format"};
-=======
-  static const char* const names[] = {"compute_kernel_hw_startup/binary_op_init_common/init_sfpu",
-                                      "copy_tile_init", "mm_init", "reduce_init", "add/sub/mul_tiles_init",
-                                      "bcast init", "transpose_wh_init", "SFPU op init", "pack_reconfig_data_format"};
   TracedCall traced(names[static_cast<int>(kind)]);
->>>>>>> main
   compute_core(names[static_cast<int>(kind)]);
   scheduler().advance(costs().init);
 }

@@ -1,19 +1,18 @@
 // Compute: every tile through DST unchanged (copy_tile, then pack_tile), so the unpacker's
 // and packer's format conversions are all that happens to it.
 // Compile-time: cb_in, cb_out, tile count.
-#include "compute_kernel_api/common.h"
-#include "compute_kernel_api/pack.h"
-#include "compute_kernel_api/reg_api.h"
-#include "compute_kernel_api/tile_move_copy.h"
+#include "api/compute/common.h"
+#include "api/compute/pack.h"
+#include "api/compute/reg_api.h"
+#include "api/compute/tile_move_copy.h"
 
-namespace NAMESPACE {
-void MAIN {
+void kernel_main() {
   constexpr uint32_t cb_in = get_compile_time_arg_val(0);
   constexpr uint32_t cb_out = get_compile_time_arg_val(1);
   constexpr uint32_t count = get_compile_time_arg_val(2);
 
   compute_kernel_hw_startup(cb_in, cb_in, cb_out);
-  copy_tile_init(cb_in);
+  copy_init(cb_in);
   for (uint32_t i = 0; i < count; ++i) {
     cb_wait_front(cb_in, 1);
     cb_reserve_back(cb_out, 1);
@@ -27,4 +26,3 @@ void MAIN {
     cb_pop_front(cb_in, 1);
   }
 }
-}  // namespace NAMESPACE
