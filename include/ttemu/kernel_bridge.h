@@ -1,6 +1,6 @@
 // The calls the tt-metal-style kernel API headers make into the emulator runtime.
 //
-// The kernel API headers (compute_kernel_api/*.h, dataflow_api.h) are thin inline
+// The kernel API headers (api/compute/*.h, api/dataflow/dataflow_api.h) are thin inline
 // wrappers with tt-metal's names and signatures; every call lands here, in the runtime
 // library (lib/), which checks it, performs it on the calling core and charges its cost
 // to the calling thread's virtual clock.

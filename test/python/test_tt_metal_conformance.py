@@ -55,12 +55,12 @@ def with_source_edit(program: Program, kind: str, old: str, new: str) -> Program
 
 def test_the_programs_cover_flash_attention_with_and_without_multicast():
     names = set(programs())
-    for kind in ("full", "causal"):
+    for kind in ("full_implicit", "full_explicit", "causal_explicit"):
         shared = programs()[f"flash_attention_{kind}_shared"]
         per_core = programs()[f"flash_attention_{kind}_per_core"]
         assert any("noc_async_write_multicast(" in k.source for k in shared.kernels)
         assert not any("noc_async_write_multicast(" in k.source for k in per_core.kernels)
-    assert {"eltwise_add", "fused_chain", "matmul", "multicast", "softmax"} <= names
+    assert {"eltwise_add", "fused_chain", "matmul", "matmul_implicit", "multicast", "softmax"} <= names
 
 
 def test_every_generated_kernel_compiles_against_the_release_headers():
@@ -81,7 +81,7 @@ def test_every_generated_kernel_compiles_against_the_release_headers():
     ids=["removed-name", "compute-arg-count", "dataflow-name"],
 )
 def test_a_wrong_call_fails_the_check(kind, old, new, message):
-    broken = with_source_edit(programs()["flash_attention_full_shared"], kind, old, new)
+    broken = with_source_edit(programs()["flash_attention_full_explicit_shared"], kind, old, new)
     failures = check({"broken": broken})
     processors = {"compute": {"TRISC0", "TRISC1", "TRISC2"}, "reader": {"BRISC", "NCRISC"}}[kind]
     assert {f.processor for f in failures} == processors
@@ -99,7 +99,7 @@ def test_a_dataflow_call_with_too_few_arguments_fails_the_check():
 
 
 def test_the_descriptor_follows_the_program():
-    program = programs()["flash_attention_causal_shared"]
+    program = programs()["flash_attention_causal_explicit_shared"]
     text = conformance.chlkc_descriptors(program)
     assert "constexpr bool APPROX = true;" in text  # FlashAttention approximates exp
     assert "#define DST_SYNC_MODE DstSync::SyncHalf" in text

@@ -1657,6 +1657,27 @@ class GetArgValOp(_ArgValOp):
 
 
 @irdl_op_definition
+class GetArgValAtOp(TTKernelOp):
+    """Runtime argument number `%index`, an i32 computed by the kernel:
+    `get_arg_val<uint32_t>(index)`. A lookup in a table of runtime args (the NoC
+    coordinate of a grid column or row)."""
+
+    name = "ttkernel.get_arg_val_at"
+    CALLEE: ClassVar[str | None] = "get_arg_val"
+    THREADS: ClassVar[str] = "any"
+    COMPUTE_HEADER: ClassVar[str | None] = "api/compute/common.h"
+    index = operand_def(I32)
+    result = result_def(I32)
+    assembly_format = _i32_operands_op(["index"])
+
+    def __init__(self, index: SSAValue):
+        super().__init__(operands=[index], result_types=[i32])
+
+    def cpp_template_args(self) -> tuple[str, ...]:
+        return ("uint32_t",)
+
+
+@irdl_op_definition
 class GetCompileTimeArgValOp(_ArgValOp):
     """Compile-time argument `index` of this kernel (CB ids are passed this way)."""
 
@@ -1755,6 +1776,7 @@ TTKernel = Dialect(
         NocAsyncWriteMulticastOp,
         NocSemaphoreSetMulticastOp,
         GetArgValOp,
+        GetArgValAtOp,
         GetCompileTimeArgValOp,
     ],
     [

@@ -326,12 +326,12 @@ def check_programs(programs: dict[str, Program], jobs: int = 2) -> list[Failure]
 
 
 def example_programs() -> dict[str, Program]:
-    """The programs of every example and of FlashAttention (causal or not, K/V read per
-    core or shared by a grid row through multicast), compiled; needs the repository
-    root on the import path (examples/)."""
+    """The programs of every example and of FlashAttention (causal or not, its implicit
+    and explicit kernels, K/V read per core or shared by a grid row through multicast),
+    compiled; needs the repository root on the import path (examples/)."""
     import torch
 
-    from examples import eltwise_add, fused_chain, matmul, multicast, softmax
+    from examples import eltwise_add, fused_chain, matmul, matmul_implicit, multicast, softmax
     from examples import flash_attention as fa
 
     def bf16(*shape: int) -> torch.Tensor:
@@ -341,16 +341,19 @@ def example_programs() -> dict[str, Program]:
         "eltwise_add": eltwise_add.add.compile(bf16(32, 32), bf16(32, 32), bf16(32, 32)).program,
         "fused_chain": fused_chain.fused_chain.compile(*(bf16(64, 64) for _ in range(4))).program,
         "matmul": matmul.matmul.compile(bf16(256, 512), bf16(512, 256), bf16(256, 256)).program,
+        "matmul_implicit": matmul_implicit.matmul_kernel((4, 4), 2, 4, 1)
+        .compile(bf16(256, 256), bf16(256, 256), bf16(256, 256))
+        .program,
         "multicast": multicast.broadcast_exp.compile(bf16(32, 192), bf16(32, 192)).program,
         "softmax": softmax.softmax.compile(bf16(64, 128), bf16(64, 128)).program,
     }
-    for causal in (False, True):
+    variants = [("full", False, "implicit"), ("full", False, "explicit"), ("causal", True, "explicit")]
+    for mask, causal, kernel in variants:
         for reads, grid in (("per_core", (1, 1)), ("shared", (2, 2))):
             attention = fa.compile_flash_attention(
-                (1, 2, 256, 64), causal=causal, grid=grid, q_chunk=128, k_chunk=64
+                (1, 2, 256, 64), causal=causal, grid=grid, q_chunk=128, k_chunk=64, kernel=kernel
             )
-            kind = "causal" if causal else "full"
-            programs[f"flash_attention_{kind}_{reads}"] = attention.artifact.program
+            programs[f"flash_attention_{mask}_{kernel}_{reads}"] = attention.artifact.program
     return programs
 
 
