@@ -33,8 +33,9 @@ void kernel_main() {
   const uint32_t tile_bytes = get_tile_size(cb_in1);
   const InterleavedAddrGenFast<true> in1 = {
       .bank_base_address = in1_address, .page_size = tile_bytes, .data_format = get_dataformat(cb_in1)};
+  const uint32_t out_tile_bytes = get_tile_size(cb_out);  // b may be bfp8_b, out bf16
   const InterleavedAddrGenFast<true> out = {
-      .bank_base_address = out_address, .page_size = tile_bytes, .data_format = get_dataformat(cb_out)};
+      .bank_base_address = out_address, .page_size = out_tile_bytes, .data_format = get_dataformat(cb_out)};
 
   for (uint32_t block = 0; block < Kt / Kb; ++block) {
     cb_reserve_back(cb_in1, Kb * Nt);
@@ -68,7 +69,7 @@ void kernel_main() {
       cb_wait_front(cb_out, SBH * SBW);
       uint32_t l1 = get_read_ptr(cb_out);
       for (uint32_t h = 0; h < SBH; ++h)
-        for (uint32_t w = 0; w < SBW; ++w, l1 += tile_bytes)
+        for (uint32_t w = 0; w < SBW; ++w, l1 += out_tile_bytes)
           noc_async_write_tile((row0 + sb_row * SBH + h) * Nt_total + col0 + sb_col * SBW + w, out, l1);
       noc_async_write_barrier();
       cb_pop_front(cb_out, SBH * SBW);

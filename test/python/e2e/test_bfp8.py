@@ -66,6 +66,16 @@ def bfp8_matmul(dtypes):
     return matmul
 
 
+def assert_within_a_step_of_the_face_row(out: torch.Tensor, exact: torch.Tensor) -> None:
+    """Each element of a bfp8_b output within one magnitude step, 2^(e - 6), of `exact`,
+    e its face row's shared exponent: the exponent of the row's largest value, which the
+    packer's first rounding (to E8M6) may have carried up to the next power of two."""
+    rows = torch.maximum(tiles.tilize(out).abs(), tiles.tilize(exact).abs()).reshape(-1, 16)
+    step = torch.exp2(torch.floor(torch.log2(rows.amax(dim=1).clamp(min=2**-100))) - 6)
+    error = (tiles.tilize(out) - tiles.tilize(exact)).reshape(-1, 16).abs()
+    assert bool((error <= step[:, None]).all()), "an element is more than one step of its face row off"
+
+
 def mean_abs(a: torch.Tensor, b: torch.Tensor) -> float:
     return (a.double() - b.double()).abs().mean().item()
 
@@ -114,10 +124,7 @@ def test_eltwise_writing_a_bfp8_output_rounds_to_its_face_rows_exponents():
     exact = (x.float() + y.float()).to(torch.bfloat16).float()  # DST holds bf16
     # On the bfp8_b grid: writing it again changes nothing.
     assert torch.equal(tiles.as_stored(out, "bfp8_b"), out)
-    rows = tiles.tilize(exact).reshape(-1, 16)
-    step = torch.exp2(torch.floor(torch.log2(rows.abs().amax(dim=1))) - 6)
-    error = (tiles.tilize(out) - tiles.tilize(exact)).reshape(-1, 16).abs()
-    assert bool((error <= step[:, None]).all()), "an element is more than one step of its face row off"
+    assert_within_a_step_of_the_face_row(out, exact)
     kernels.assert_close(out, exact, max_abs=8.0 / 64, min_pcc=0.9999)  # |x + y| < 8
 
 
@@ -159,3 +166,29 @@ def test_the_l1_budget_counts_1088_byte_bfp8_tiles():
     bfp8 = {"x": "bfloat8_b", "y": "bfloat8_b", "out": "bfloat8_b"}
     program = copy_kernel(bfp8).compile(*specs).program
     assert sum(cb.num_pages * cb.page_size for cb in program.cbs) == 3 * 2 * 128 * 1088
+
+
+def test_implicit_operands_read_and_write_bfp8_tiles():
+    """Generated readers and writers (d2m-generate-datamovement) move bfp8_b pages too:
+    out = a * b + a with a, b and out stored as bfp8_b, 2x2 cores."""
+
+    @compute()
+    def apply(a_cb: CircularBuffer, b_cb: CircularBuffer, out_cb: CircularBuffer):
+        with a_cb.wait() as x, b_cb.wait() as y, out_cb.reserve() as o:
+            o.store(x * y + x)
+
+    bfp8 = {"a": "bfloat8_b", "b": "bfloat8_b", "out": "bfloat8_b"}
+
+    @pykernel_gen(grid=(2, 2), block_factors=[(1, 2)] * 3, dtypes=bfp8)
+    def fma(a, b, out):
+        return Program(apply)(a, b, out)
+
+    shape = (64, 128)
+    a = kernels.random_bf16(shape, -2.0, 2.0, seed=5)
+    b = kernels.random_bf16(shape, -2.0, 2.0, seed=6)
+    out = torch.zeros(shape)
+    fma(a, b, out)
+    aq, bq = tiles.as_stored(a, "bfp8_b"), tiles.as_stored(b, "bfp8_b")
+    exact = ((aq * bq).to(torch.bfloat16).float() + aq).to(torch.bfloat16).float()  # DST holds bf16
+    assert torch.equal(tiles.as_stored(out, "bfp8_b"), out)  # on the bfp8_b grid
+    assert_within_a_step_of_the_face_row(out, exact)
