@@ -4,9 +4,10 @@ Usage: .venv/bin/python bench/emulator.py [--size N] [--grid R C] [--dtype bf16|
        [--fidelity LoFi|HiFi2|HiFi3|HiFi4]
 
 The kernels are the hand-written matmul of test/emulator/kernels in tt-metal's 2D
-multicast scheme (column 0 reads a and multicasts it along rows, row 0 reads b and
-multicasts it down columns; K blocks of 8 tiles, 2x4-tile subblocks in DST); with
---no-multicast every core reads its own blocks. The runtime and kernels are compiled before
+multicast scheme (K block b is read by the core of column b and multicast along its
+row, row 0 reads b and multicasts it down columns; K blocks of 8 tiles, 2x4-tile
+subblocks in DST); with --no-multicast every core reads its own blocks. Cycles are the
+calibrated cost model's (docs/cost_model.md), modeled, not measured. The runtime and kernels are compiled before
 timing; `wall_s` is the host time of the emulated run alone (measured inside the
 emulator process around the device run: no process start, imports, compilation or
 tensor conversion). The last line is `wall_s=<seconds>`. `--dtype bfp8_b` stores a
@@ -58,7 +59,7 @@ def main() -> None:
     report = result.report
     print(f"matmul {size}^3 {options.dtype} on a {grid[0]}x{grid[1]} grid: PCC {pcc:.5f}")
     print(
-        f"modeled_cycles={report.cycles} ({report.time_s * 1e3:.3f} ms at 1 GHz, "
+        f"modeled_cycles={report.cycles} ({report.time_s * 1e3:.3f} ms modeled at 1 GHz, "
         f"{report.achieved_flops_per_s / 1e12:.2f} of {report.peak_flops_per_s / 1e12:.1f} TFLOP/s peak "
         f"{report.math_fidelity}), critical core {report.critical_core}"
     )

@@ -114,12 +114,12 @@ def roofline(compiled, fidelity: str, cores: int) -> tuple[int, int, int]:
     description's costs (`ttlang.device`):
 
     - compute: the cheapest tile operations the math needs, spread evenly over the
-      cores: per (Q chunk, K chunk) pair the two matmuls at the fidelity's phases, the
-      scores' max subtraction and approximate exp, row max and row sum reduces, the
-      rescale of m, l and acc (plus the mask add on causal diagonal pairs); per Q chunk
-      the final recip and multiply;
+      cores: per (Q chunk, K chunk) pair the two matmuls (the fidelity's phases or the
+      bf16 floor), the scores' max subtraction and approximate exp, row max and row sum
+      reduces, the rescale of m, l and acc (plus the mask add on causal diagonal
+      pairs); per Q chunk the final recip and multiply;
     - DRAM: Q, K and V read once and O written once at every bank's bandwidth;
-    - NoC: the K/V chunks each core needs, received at one core's port bandwidth.
+    - NoC: the K/V chunks each core needs, received at the multicast rate.
     """
     device = load_device()
     cost, phases = device.costs, FIDELITY_PHASES[fidelity]
@@ -128,8 +128,8 @@ def roofline(compiled, fidelity: str, cores: int) -> tuple[int, int, int]:
     qt, kt, dt = q_chunk // 32, k_chunk // 32, head_dim // 32
     mul = cost["eltwise_mul_tile_per_phase"] * phases
     pair = (
-        2 * qt * kt * dt * cost["matmul_tile_per_phase"] * phases
-        + qt * kt * (cost["eltwise_add_tile"] + cost["exp_approx_tile"] + 2 * cost["reduce_tile"])
+        2 * qt * kt * dt * max(cost["matmul_tile_per_phase"] * phases, cost["matmul_tile_floor_bf16"])
+        + qt * kt * (cost["eltwise_add_tile"] + cost["exp_approx_tile"] + 2 * cost["reduce_tile_per_phase"] * phases)
         + qt * (cost["eltwise_add_tile"] + cost["exp_approx_tile"] + mul)
         + qt * dt * mul
     )
@@ -147,7 +147,7 @@ def roofline(compiled, fidelity: str, cores: int) -> tuple[int, int, int]:
     tensor_bytes = heads_total * seq_len * head_dim * 2  # bf16
     dram_floor = 4 * tensor_bytes / (device.dram.banks * device.dram.bank_bytes_per_cycle)
     kv_bytes_per_core = pairs * heads_total * 2 * k_chunk * head_dim * 2 / cores
-    noc_floor = kv_bytes_per_core / device.noc["port_bytes_per_cycle"]
+    noc_floor = kv_bytes_per_core / device.noc["multicast_bytes_per_cycle"]
     return round(compute_floor), round(dram_floor), round(noc_floor)
 
 

@@ -556,3 +556,34 @@ def test_two_outputs():
     exp_and_rsqrt(a, exp_out, rsqrt_out)
     assert_close(exp_out, torch.exp(a.float()), max_abs=0.06, min_pcc=0.999)
     assert_close(rsqrt_out, torch.rsqrt(a.float()), max_abs=0.02, min_pcc=0.999)
+
+
+@pykernel_gen(grid=(2, 2), block_factors=[(2, 2), (2, 2)])
+def exp_then_sqrt(x, out):
+    """tt-lang's test_runtime_chained_unary pattern: the block pushed and read back is
+    stored into again and pushed once more (the read-back undid the first push)."""
+
+    @compute()
+    async def compute_chained(x_cb: CircularBuffer, out_cb: CircularBuffer):
+        inp = x_cb.wait()
+        o = out_cb.reserve()
+        o.store(exp(inp))
+        out_cb.push()
+        intermediate = out_cb.wait()
+        o.store(sqrt(intermediate))
+        x_cb.pop()
+        out_cb.push()
+
+    @datamovement()
+    async def dm_movement(x_cb: CircularBuffer, out_cb: CircularBuffer):
+        pass
+
+    return Program(compute_chained, dm_movement)(x, out)
+
+
+def test_store_again_into_a_block_read_back():
+    x = random_bf16(SHAPE, -2.0, 2.0, seed=23)
+    out = torch.zeros(SHAPE, dtype=torch.bfloat16)
+    exp_then_sqrt(x, out)
+    # exp rounded to bf16, then sqrt: e^(x/2) up to ~2.7
+    assert_close(out, torch.exp(x.float() / 2), max_abs=0.03, min_pcc=0.999)
