@@ -137,7 +137,7 @@ CB_IN, CB_SCALER, CB_OUT = 0, 2, 16
 NO_CB = 32
 POOLS = {"sum": 0, "max": 2}  # tt-metal PoolType
 DIMS = {"row": 0, "col": 1}  # tt-metal ReduceDim
-SFPU_OPS = {"exp": 0, "recip": 1, "exp_recip": 2}
+SFPU_OPS = {"exp": 0, "recip": 1, "exp_recip": 2, "copy": 3}
 
 
 def _one_core_unary(
@@ -215,7 +215,7 @@ def exp_rate(count: int) -> Program:
 def copy(shape: tuple[int, int], formats: tuple[str, str], compute_config: ComputeConfig = ComputeConfig()) -> Program:
     """out = x through DST (copy_tile, pack_tile), x and out in `formats`."""
     count = (shape[0] // 32) * (shape[1] // 32)
-    compute = kernel("compute_copy.cpp", "compute", CB_IN, CB_OUT, count)
+    compute = kernel("compute_sfpu_unary.cpp", "compute", CB_IN, CB_OUT, count, SFPU_OPS["copy"])
     return _one_core_unary(compute, shape, shape, compute_config=compute_config, formats=formats)
 
 

@@ -34,7 +34,7 @@ from ttlang import (
     where,
     zeros,
 )
-from ttlang.dsl.diagnostics import CompilerBug, KernelError
+from ttlang.dsl.diagnostics import KernelError, L1BudgetError
 from ttlang.runtime.errors import EmulatorError
 
 CASES: dict[str, tuple[type[Exception], tuple[str, ...], object]] = {}
@@ -1068,7 +1068,7 @@ def more_outputs_than_tensors():
     compile_with(num_outs=4)  # <- more_outputs_than_tensors
 
 
-@bad(KernelError, "need 32768 KiB of L1 per core", "1364 KiB", "block_factors")
+@bad(L1BudgetError, "need 32768 KiB of L1 per core", "1364 KiB", "block_factors")
 def cbs_larger_than_l1():
     big = TensorSpec((2048, 2048))
 
@@ -1099,7 +1099,7 @@ def cbs_larger_than_l1():
 # ====================================================================== run time
 
 
-@bad(EmulatorError, "deadlock", "cb_wait_front")
+@bad(EmulatorError, "deadlock", "`x_cb` (cb 0): cb_wait_front wants 4 page(s)")
 def compute_waits_for_a_block_never_sent():
     def body(x_cb, y_cb, out_cb):
         for i in range(2):
@@ -1114,7 +1114,7 @@ def compute_waits_for_a_block_never_sent():
     kernel(body, writer_body=writer_body)(*tensors())
 
 
-@bad(EmulatorError, "deadlock", "cb_reserve_back")
+@bad(EmulatorError, "deadlock", "`x_cb` (cb 0): cb_reserve_back wants 4 free page(s)")
 def reader_sends_more_than_compute_takes():
     def reader_body(x_cb, y_cb, x_acc, y_acc):
         for i in range(4):
