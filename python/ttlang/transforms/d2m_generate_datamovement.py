@@ -35,6 +35,9 @@ default: the reader fills one block while compute uses the other).
 
 The reader goes into the first data-movement thread whose body is empty (`pass`),
 the writer into the next; missing ones are added as new data-movement threads.
+(tt-mlir splits this in two: `d2m-generic-generate-datamovement` writes one
+data-movement region per operand and `d2m-generic-hw-thread-selection` merges them
+onto the two data-movement RISC-Vs; here one pass writes one reader and one writer.)
 
 Before (2x2 grid, 2x2-tile blocks of an 8x8-tile matmul; maps (m, k), (k, n), (m, n)):
 
