@@ -149,26 +149,31 @@ def release_dir(release: str = TT_METAL_RELEASE) -> Path:
 
 
 def tt_metal_root(release: str = TT_METAL_RELEASE) -> Path:
-    """The unpacked wheel's ttnn/ directory (holding tt_metal/), fetched on first use."""
+    """The unpacked wheel's ttnn/ directory (holding tt_metal/), fetched on first use.
+    Each fetch downloads and unpacks in a directory of its own and renames the result
+    into place, so concurrent test runs sharing the cache never see half a tree."""
     root = release_dir(release) / "ttnn"
-    stamp = release_dir(release) / "unpacked"
-    if stamp.exists():
+    if root.is_dir():
         return root
-    wheel = _download_wheel(release)
-    with zipfile.ZipFile(wheel) as archive:
-        members = [
-            m for m in archive.namelist()
-            if any(m.startswith(f"ttnn/tt_metal/{tree}") for tree in HEADER_TREES)
-        ]
-        archive.extractall(release_dir(release), members)
-    wheel.unlink()
-    stamp.touch()
+    release_dir(release).mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=release_dir(release), prefix="fetch-") as fetch_dir:
+        fetch = Path(fetch_dir)
+        wheel = _download_wheel(release, fetch)
+        with zipfile.ZipFile(wheel) as archive:
+            members = [
+                m for m in archive.namelist()
+                if any(m.startswith(f"ttnn/tt_metal/{tree}") for tree in HEADER_TREES)
+            ]
+            archive.extractall(fetch, members)
+        try:
+            (fetch / "ttnn").rename(root)
+        except OSError:  # another run put its tree in place first
+            if not root.is_dir():
+                raise
     return root
 
 
-def _download_wheel(release: str) -> Path:
-    directory = release_dir(release)
-    directory.mkdir(parents=True, exist_ok=True)
+def _download_wheel(release: str, directory: Path) -> Path:
     command = [
         sys.executable, "-m", "pip", "download", "--no-deps", "--disable-pip-version-check",
         f"ttnn=={release}", "--python-version", WHEEL_PYTHON, "--platform", WHEEL_PLATFORM,
