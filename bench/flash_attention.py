@@ -29,6 +29,7 @@ import time
 from pathlib import Path
 
 import torch
+from results import Results, progress
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "flash_attention.py"
 
@@ -105,7 +106,8 @@ def main() -> None:
     print(header)
     print("-" * len(header))
     all_compiles = []
-    for shape, causal in QUICK_SHAPES if options.quick else SHAPES:
+    results = Results("flash_attention")
+    for shape, causal in progress(QUICK_SHAPES if options.quick else SHAPES, "shapes"):
         compiled = fa.compile_flash_attention(shape, causal=causal)
         generator = torch.Generator().manual_seed(0)
         q, k, v = (torch.randn(shape, generator=generator).to(torch.bfloat16) for _ in range(3))
@@ -125,6 +127,18 @@ def main() -> None:
             f"{emulator_seconds:>7.2f} {report.cycles:>9} {tflops:>8.2f} {100 * tflops / peak:>6.1f}%  "
             f"{bottleneck(report)}",
             flush=True,
+        )
+        results.add(
+            shape=str(list(shape)),
+            causal=causal,
+            q_chunk=compiled.q_chunk,
+            k_chunk=compiled.k_chunk,
+            compile_s=statistics.median(compiles),
+            emulator_s=emulator_seconds,
+            modeled_cycles=report.cycles,
+            tflops=tflops,
+            peak_percent=100 * tflops / peak,
+            bottleneck=bottleneck(report),
         )
     print(f"peak: n150 8x8 at {report.math_fidelity}, {peak:.0f} TFLOP/s; clock 1 GHz")
     print(f"compile_median_s={statistics.median(all_compiles):.3f}")
