@@ -1,13 +1,17 @@
 """Benchmark: DST use and CB traffic of a fixed set of kernels, with and without the
-issue-5 D2M passes.
+D2M passes that keep values in DST.
 
 Usage: .venv/bin/python bench/dst.py
 
-For each kernel, two pipelines:
+For each kernel, three pipelines:
 
-- `before`: the default pipeline without `d2m-elementwise-fusion` (every DSL operator
-  is a generic of its own: each temporary is packed into a CB and unpacked again);
-- `after`: the default pipeline (`ttlang.driver.DEFAULT_PIPELINE`).
+- `unfused`: the default pipeline without `d2m-elementwise-fusion` and
+  `d2m-accumulate-into-dst` (every DSL operator is a generic of its own: each
+  temporary is packed into a CB and unpacked again);
+- `fused`: the default pipeline without `d2m-accumulate-into-dst` (a reduction's
+  result is combined with another value by a separate SFPU op);
+- `default`: the default pipeline (`ttlang.driver.DEFAULT_PIPELINE`): a matmul or
+  reduction accumulates onto the value its result is added to (or maxed with).
 
 The passes that make lowering possible (bufferization, d2m-memref-provenance,
 d2m-tile-subblock, d2m-dst-allocate) run in both. Columns:
@@ -41,7 +45,7 @@ sys.path.insert(0, str(ROOT / "test" / "python" / "e2e"))
 sys.path.insert(0, str(ROOT / "examples"))
 
 import test_many_matmuls as many_matmuls  # noqa: E402
-from e2e_kernels import random_bf16, unary_kernel  # noqa: E402
+from e2e_kernels import binary_kernel, random_bf16, unary_kernel  # noqa: E402
 from softmax import softmax  # noqa: E402
 from test_programs import fused_chain  # noqa: E402
 
@@ -52,11 +56,17 @@ from ttlang.runtime import run_program  # noqa: E402
 from ttlang.target.program_builder import build_program  # noqa: E402
 
 FUSION = "d2m-elementwise-fusion"
+ACCUMULATE = "d2m-accumulate-into-dst"
 DST_ALLOCATE = "d2m-dst-allocate"
 REPORT_LINE = re.compile(
     r"peak (?P<peak>\d+)/(?P<capacity>\d+) DST tiles, spills (?P<spills>\d+) tiles, "
     r"sync sections (?P<syncs>\d+)"
 )
+
+
+def scaled_residual_matmul(a, b):
+    """A matmul added to a scaled input (a residual connection): `a * 0.5 + a @ b`."""
+    return a * 0.5 + a @ b
 
 
 def chain_of_12(x):
@@ -81,6 +91,11 @@ def _chain_tensors() -> list[torch.Tensor]:
 
 def _fused_chain_tensors() -> list[torch.Tensor]:
     a, b = (random_bf16((128, 128), -0.3, 0.3, seed=s) for s in (2, 3))
+    return [a, b, torch.zeros_like(a)]
+
+
+def _residual_tensors() -> list[torch.Tensor]:
+    a, b = (random_bf16((128, 128), -0.5, 0.5, seed=s) for s in (12, 13))
     return [a, b, torch.zeros_like(a)]
 
 
@@ -109,6 +124,11 @@ CASES = [
     Case("chain of 12 eltwise", unary_kernel(chain_of_12), _chain_tensors),
     Case("transpose-matmul chain", fused_chain, _fused_chain_tensors),
     Case("row softmax", softmax, _softmax_tensors),
+    Case(
+        "matmul + scaled residual",
+        binary_kernel(scaled_residual_matmul, block=(4, 4), grid=(1, 1)),
+        _residual_tensors,
+    ),
     Case("3 chained matmuls", many_matmuls.chained_matmuls(False), _matmul_tensors),
     Case("attention (2 matmuls/iter)", many_matmuls.attention(False), _attention_tensors),
 ]
@@ -154,8 +174,10 @@ def measure(case: Case, pipeline: tuple[str, ...]) -> Measurement:
 
 
 def main() -> None:
-    after = tuple(DEFAULT_PIPELINE)
-    before = tuple(name for name in after if name != FUSION)
+    default = tuple(DEFAULT_PIPELINE)
+    fused = tuple(name for name in default if name != ACCUMULATE)
+    unfused = tuple(name for name in fused if name != FUSION)
+    pipelines = {"unfused": unfused, "fused": fused, "default": default}
     header = (
         f"{'kernel':<28} {'pipeline':<7} {'DST peak/cap':>12} {'spills':>6} {'syncs':>5} "
         f"{'unpacked':>8} {'packed':>6} {'CBs':>3} {'cycles':>8}"
@@ -164,17 +186,22 @@ def main() -> None:
     print("-" * len(header))
     table = Results("dst")
     for case in progress(CASES, "kernels"):
-        results = {label: measure(case, p) for label, p in (("before", before), ("after", after))}
+        results = {label: measure(case, p) for label, p in pipelines.items()}
         for label, r in results.items():
             table.add(kernel=case.name, pipeline=label, **vars(r))
             print(
-                f"{case.name if label == 'before' else '':<28} {label:<7} "
+                f"{case.name if label == 'unfused' else '':<28} {label:<7} "
                 f"{f'{r.peak}/{r.capacity}':>12} {r.spills:>6} {r.syncs:>5} "
                 f"{r.unpacked:>8} {r.packed:>6} {r.cbs:>3} {r.cycles:>8}"
             )
-        cut = results["before"].unpacked + results["before"].packed
-        kept = results["after"].unpacked + results["after"].packed
-        print(f"{'':<28} CB<->DST tiles: {cut} -> {kept} ({100 * (cut - kept) / cut:.0f}% fewer)")
+        cut = results["unfused"].unpacked + results["unfused"].packed
+        kept = results["default"].unpacked + results["default"].packed
+        fused, default = results["fused"].cycles, results["default"].cycles
+        print(
+            f"{'':<28} CB<->DST tiles: {cut} -> {kept} ({100 * (cut - kept) / cut:.0f}% fewer); "
+            f"modeled cycles fused -> default: {fused} -> {default} "
+            f"({100 * (fused - default) / fused:.0f}% fewer)"
+        )
 
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
 """ttlang: a tile DSL compiler for Tenstorrent Tensix cores.
 
 The public API is the DSL (docs/dsl.md): `@pykernel_gen` kernels whose `@compute()`
-and `@datamovement()` threads talk through CircularBuffers.
+and `@datamovement()` threads talk through CircularBuffers. `ttlang.d2m_api` and
+`ttlang.operators` offer the same objects under tt-lang's module names.
 """
 
 from ttlang.dsl.api import (
@@ -9,14 +10,23 @@ from ttlang.dsl.api import (
     Program,
     Semaphore,
     TensorAccessor,
+    bcast,
     compute,
     core_index,
     datamovement,
     dma,
+    exp,
     fill,
     full,
     grid_size,
     maximum,
+    neg,
+    recip,
+    reduce_max,
+    reduce_sum,
+    rsqrt,
+    sqrt,
+    transpose,
     where,
     zeros,
 )
@@ -30,16 +40,25 @@ __all__ = [
     "Semaphore",
     "TensorAccessor",
     "TensorSpec",
+    "bcast",
     "compute",
     "core_index",
     "datamovement",
     "dma",
+    "exp",
     "fill",
     "full",
     "grid_size",
     "kernel",
     "maximum",
+    "neg",
     "pykernel_gen",
+    "recip",
+    "reduce_max",
+    "reduce_sum",
+    "rsqrt",
+    "sqrt",
+    "transpose",
     "where",
     "zeros",
 ]

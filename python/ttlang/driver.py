@@ -39,6 +39,7 @@ DEFAULT_PIPELINE: tuple[str, ...] = (
     "d2m-elementwise-fusion",
     "d2m-bufferize",
     "d2m-memref-provenance",
+    "d2m-accumulate-into-dst",
     "d2m-tile-subblock",
     "d2m-dst-allocate",
     "d2m-lower-to-loops",
@@ -158,6 +159,11 @@ class Artifact:
         self.last_run = run_program(self.program, tensors, "emulator", trace=options)
         self._last_tensors = tensors
         return self.last_run
+
+    def __call__(self, *tensors: Any) -> Any:
+        """`artifact(a, b, out)`: runs like `run((a, b, out))`, as tt-lang's compiled
+        kernels were called."""
+        return self.run(tensors)
 
     def perf(self) -> Any:
         """The timing report (`ttlang.runtime.TimingReport`) of the last `run`."""

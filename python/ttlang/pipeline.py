@@ -28,6 +28,10 @@ _PASSES: dict[str, tuple[str, str]] = {
     "d2m-bufferize": ("ttlang.transforms.d2m_bufferize", "D2MBufferize"),
     "d2m-memref-provenance": ("ttlang.transforms.d2m_memref_provenance", "D2MMemrefProvenance"),
     "d2m-elementwise-fusion": ("ttlang.transforms.d2m_elementwise_fusion", "D2MElementwiseFusion"),
+    "d2m-accumulate-into-dst": (
+        "ttlang.transforms.d2m_accumulate_into_dst",
+        "D2MAccumulateIntoDst",
+    ),
     "d2m-tile-subblock": ("ttlang.transforms.d2m_tile_subblock", "D2MTileSubblock"),
     "d2m-dst-allocate": ("ttlang.transforms.d2m_dst_allocate", "D2MDstAllocate"),
     "d2m-lower-to-loops": ("ttlang.transforms.d2m_lower_to_loops", "D2MLowerToLoops"),

@@ -106,3 +106,36 @@ print(accumulate.frontend_module(TensorSpec((64, 128)), TensorSpec((64, 128)), s
 # CHECK: d2m.pop %out_cb_1
 # CHECK-NEXT: }
 # CHECK-NOT: else
+
+
+# tt-metal's accumulation through a CB: `a`, released by the `with` before the loop,
+# is not carried into it; every iteration waits for the previous sum and reserves the
+# next (the loop carries nothing).
+@pykernel_gen(grid=(1, 1), block_factors=[(1, 1), (1, 1), (1, 1)])
+def accumulate_through_cb(x, acc, out):
+    @compute()
+    def body(x_cb: CircularBuffer, acc_cb: CircularBuffer, out_cb: CircularBuffer):
+        with acc_cb.reserve() as a:
+            a.store(zeros((32, 32)))
+        for i in range(4):
+            with x_cb.wait() as t, acc_cb.wait() as pre, acc_cb.reserve() as a:
+                a.store(pre + t)
+        with acc_cb.wait() as final, out_cb.reserve() as o:
+            o.store(final)
+
+    return Program(body)(x, acc, out)
+
+
+print(accumulate_through_cb.frontend_module(TensorSpec((32, 128)), TensorSpec((32, 32)), TensorSpec((32, 32))))
+# CHECK-LABEL: func.func @accumulate_through_cb(
+# CHECK:      d2m.push %acc_cb
+# CHECK:      scf.for %i = %{{.*}} to %{{.*}} step %{{.*}} {
+# CHECK-NEXT:   %t = d2m.wait %x_cb
+# CHECK-NEXT:   %pre = d2m.wait %acc_cb
+# CHECK-NEXT:   %a_1 = d2m.reserve %acc_cb
+# CHECK:        d2m.store %a_1
+# CHECK-NEXT:   d2m.push %acc_cb
+# CHECK-NEXT:   d2m.pop %acc_cb
+# CHECK-NEXT:   d2m.pop %x_cb
+# CHECK-NEXT: }
+# CHECK-NEXT: %final = d2m.wait %acc_cb

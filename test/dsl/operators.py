@@ -137,3 +137,29 @@ binary_kernel("fills_where", lambda x, y: where(x, fill(1.5, (64, 64)) + zeros((
 # CHECK: d2m.tile_fill -2.000000e+00
 # CHECK: ^bb0(%[[C:.*]]: !ttcore.tile<32x32, bf16>, %[[T:.*]]: !ttcore.tile<32x32, bf16>, %[[F:.*]]: !ttcore.tile<32x32, bf16>, %{{.*}}: !ttcore.tile<32x32, bf16>):
 # CHECK-NEXT: d2m.tile_where %[[C]], %[[T]], %[[F]]
+
+# tt-lang's free functions: exp(x) is x.exp(); reduce_sum(x, scaler, dim=1) reduces
+# x * scaler[0, 0] into column 0 of one tile per row of tiles (the scaler's tile (0, 0)
+# for every iteration), then copies that tile to every tile column (the block keeps its
+# shape); bcast(r, dim=1) spreads column 0 over each tile.
+from ttlang.operators import bcast, exp, reduce_max, reduce_sum, transpose  # noqa: E402
+
+binary_kernel("tt_lang_reduce_bcast", lambda x, y: bcast(reduce_sum(exp(x), y, dim=1), dim=1))
+# CHECK-LABEL: func.func @tt_lang_reduce_bcast(
+# CHECK: d2m.tile_exp
+# CHECK: linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (0, 0)>, affine_map<(d0, d1) -> (d0, 0)>], iterator_types = ["parallel", "reduction"]}
+# CHECK: d2m.tile_reduce_sum <row>
+# CHECK: %[[SUMS:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, 0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%{{.*}} : tensor<2x1x!ttcore.tile<32x32, bf16>>) outs(%{{.*}} : tensor<2x2x!ttcore.tile<32x32, bf16>>)
+# CHECK-NEXT: ^bb0(%[[T:.*]]: !ttcore.tile<32x32, bf16>, %{{.*}}: !ttcore.tile<32x32, bf16>):
+# CHECK-NEXT: linalg.yield %[[T]] : !ttcore.tile<32x32, bf16>
+# CHECK: ins(%[[SUMS]] : tensor<2x2x!ttcore.tile<32x32, bf16>>)
+# CHECK-NEXT: ^bb0(%[[S:.*]]: !ttcore.tile<32x32, bf16>, %{{.*}}: !ttcore.tile<32x32, bf16>):
+# CHECK-NEXT: %{{.*}} = d2m.tile_bcast <col> %[[S]] : !ttcore.tile<32x32, bf16>
+
+binary_kernel("tt_lang_column_max", lambda x, y: bcast(reduce_max(transpose(x), y, dim=0), dim=0))
+# CHECK-LABEL: func.func @tt_lang_column_max(
+# CHECK: d2m.tile_transpose
+# CHECK: affine_map<(d0, d1) -> (0, d1)>], iterator_types = ["reduction", "parallel"]}
+# CHECK: d2m.tile_reduce_max <col>
+# CHECK: affine_map<(d0, d1) -> (0, d1)>, affine_map<(d0, d1) -> (d0, d1)>]
+# CHECK: d2m.tile_bcast <row>

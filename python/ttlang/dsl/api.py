@@ -82,6 +82,7 @@ class Thread:
 
     kind: ThreadKind
     function: FunctionType
+    verbose: bool = False  # print the thread's IR when it is compiled
 
     @property
     def name(self) -> str:
@@ -94,23 +95,25 @@ class Thread:
         )
 
 
-def _thread_decorator(kind: ThreadKind):
+def _thread_decorator(kind: ThreadKind, verbose: bool):
     def decorate(function: FunctionType) -> Thread:
         if not isinstance(function, FunctionType):
             raise DSLError(f"@{kind}() decorates a function, not {type(function).__name__}")
-        return Thread(kind, function)
+        return Thread(kind, function, verbose)
 
     return decorate
 
 
-def compute():
-    """Marks a thread that computes on blocks (runs on the core's math RISC-Vs)."""
-    return _thread_decorator("compute")
+def compute(verbose: bool = False):
+    """Marks a thread that computes on blocks (runs on the core's math RISC-Vs);
+    `verbose=True` prints its stage-1 IR when the kernel compiles (tt-lang's knob)."""
+    return _thread_decorator("compute", verbose)
 
 
-def datamovement():
-    """Marks a thread that moves blocks between DRAM and L1 (one NoC RISC-V each)."""
-    return _thread_decorator("datamovement")
+def datamovement(verbose: bool = False):
+    """Marks a thread that moves blocks between DRAM and L1 (one NoC RISC-V each);
+    `verbose` as for `compute`."""
+    return _thread_decorator("datamovement", verbose)
 
 
 class Program:
@@ -173,6 +176,51 @@ def zeros(shape: tuple[int, ...]):
 def maximum(lhs, rhs):
     """Elementwise max of two blocks (or a block and a number), with broadcasting."""
     raise _outside_thread("maximum")
+
+
+def _block_function(name: str, doc: str):
+    """The free-function spelling of the block method `name` (tt-lang's `exp(x)` for
+    our `x.exp()`); the frontend compiles a call to it as the method."""
+
+    def function(block):
+        raise _outside_thread(name)
+
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = doc
+    return function
+
+
+exp = _block_function("exp", "Elementwise e**x of a block: `exp(x)` is `x.exp()`.")
+sqrt = _block_function("sqrt", "Elementwise square root: `sqrt(x)` is `x.sqrt()`.")
+rsqrt = _block_function("rsqrt", "Elementwise 1/sqrt(x): `rsqrt(x)` is `x.rsqrt()`.")
+recip = _block_function("recip", "Elementwise 1/x: `recip(x)` is `x.recip()`.")
+neg = _block_function("neg", "Elementwise -x: `neg(x)` is `x.neg()`.")
+transpose = _block_function(
+    "transpose", "Swaps the last two axes of a block: `transpose(x)` is `x.transpose()`."
+)
+
+BLOCK_FUNCTIONS = (exp, sqrt, rsqrt, recip, neg, transpose)
+"""The free functions that are block methods under another spelling."""
+
+
+def reduce_sum(block, scaler, dim: int = 1):
+    """tt-lang's sum reduction of `block * scaler[0, 0]` within each tile: `dim=1` sums
+    each row (the sums land in column 0 of the tile, like `block.rowsum()`), `dim=0`
+    each column (row 0). The result has the block's shape: every tile of a row (dim=1)
+    or column (dim=0) of tiles holds the reduction of the whole block row or column;
+    `bcast(r, dim)` spreads it over the tile."""
+    raise _outside_thread("reduce_sum")
+
+
+def reduce_max(block, scaler, dim: int = 1):
+    """Like `reduce_sum`, with the maximum of `block * scaler[0, 0]`."""
+    raise _outside_thread("reduce_max")
+
+
+def bcast(block, dim: int = 1):
+    """tt-lang's in-tile broadcast: `dim=1` copies column 0 of every tile to all its
+    columns, `dim=0` row 0 to all its rows (what a reduce_sum/reduce_max result needs)."""
+    raise _outside_thread("bcast")
 
 
 def where(condition, if_true, if_false):

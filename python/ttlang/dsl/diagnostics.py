@@ -146,6 +146,10 @@ def parse_function(function: FunctionType) -> ParsedFunction:
     indent = len(lines[0]) - len(lines[0].lstrip()) if dedented != source else 0
     module = ast.parse(dedented)
     tree = module.body[0]
+    if isinstance(tree, ast.AsyncFunctionDef):
+        # tt-lang wrote threads as `async def`; nothing in a thread awaits, so the body
+        # compiles as a plain function's.
+        tree = ast.copy_location(ast.FunctionDef(**{f: getattr(tree, f) for f in tree._fields}), tree)
     assert isinstance(tree, ast.FunctionDef), "getsourcelines returns the def statement"
     return ParsedFunction(
         function=function,

@@ -34,7 +34,7 @@ import operator
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from types import FunctionType
 from typing import Any, NoReturn
 
@@ -55,7 +55,8 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Block as IRBlock
 from xdsl.ir import Operation, Region, SSAValue
-from xdsl.ir.affine import AffineExpr, AffineMap
+from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineExpr, AffineMap
+from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
 from ttlang.device import load_device
@@ -153,7 +154,7 @@ def describe_tensors(
                 else f"gives `{name}` the dtype {dtype!r}, which is not one of {', '.join(DEVICE_DTYPES)}"
             )
             raise kernel.error(
-                _decorator_keyword(kernel, "dtypes"),
+                decorator_keyword(kernel, "dtypes"),
                 f"dtypes {problem}",
                 'map tensor parameter names to ttnn dtype names, e.g. dtypes={"k": "bfloat8_b"}',
             )
@@ -184,21 +185,22 @@ def describe_tensors(
     return tensors
 
 
-def _decorator_keyword(kernel: ParsedFunction, keyword: str) -> ast.AST:
-    """The `keyword=` argument of the kernel's decorator (for locating option errors)."""
-    for decorator in kernel.tree.decorator_list:
-        if isinstance(decorator, ast.Call):
-            for kw in decorator.keywords:
-                if kw.arg == keyword:
-                    return kw
-    return kernel.tree
+def decorator_keyword(kernel: ParsedFunction, keyword: str) -> ast.AST:
+    """The `keyword=` argument of the kernel's decorator, else the decorator (for
+    locating option errors)."""
+    calls = [d for d in kernel.tree.decorator_list if isinstance(d, ast.Call)]
+    for decorator in calls:
+        for kw in decorator.keywords:
+            if kw.arg == keyword:
+                return kw
+    return calls[0] if calls else kernel.tree
 
 
 def check_options(
     kernel: ParsedFunction, options: KernelOptions, tensors: Sequence[api.KernelTensor]
 ) -> None:
     grid = options.grid
-    grid_node = _decorator_keyword(kernel, "grid")
+    grid_node = decorator_keyword(kernel, "grid")
     if len(grid) != 2 or any(not isinstance(d, int) or d < 1 for d in grid):
         raise kernel.error(grid_node, f"grid must be two positive ints (rows, cols), but is {grid!r}")
     device_rows, device_cols = options.core_grid
@@ -209,14 +211,8 @@ def check_options(
             f"use at most {device_rows}x{device_cols} cores and give each core more blocks "
             "(a loop over its share of the work)",
         )
-    if options.memory_space != "L1":
-        raise kernel.error(
-            _decorator_keyword(kernel, "memory_space"),
-            f"memory_space={options.memory_space!r} is not supported; CBs live in L1",
-            'drop the option or pass memory_space="L1"',
-        )
     if options.block_factors is not None:
-        factors_node = _decorator_keyword(kernel, "block_factors")
+        factors_node = decorator_keyword(kernel, "block_factors")
         if len(options.block_factors) != len(tensors):
             raise kernel.error(
                 factors_node,
@@ -235,7 +231,7 @@ def check_options(
                 )
     if not isinstance(options.cb_buffers, int) and len(options.cb_buffers) != len(tensors):
         raise kernel.error(
-            _decorator_keyword(kernel, "cb_buffers"),
+            decorator_keyword(kernel, "cb_buffers"),
             f"cb_buffers has {len(options.cb_buffers)} entries, but the kernel has {len(tensors)} tensors",
         )
 
@@ -248,12 +244,12 @@ def iteration_space(
     if options.indexing_maps is None:
         if options.iterator_types is not None:
             raise kernel.error(
-                _decorator_keyword(kernel, "iterator_types"),
+                decorator_keyword(kernel, "iterator_types"),
                 "iterator_types needs indexing_maps beside it",
                 "give one indexing map per tensor, e.g. `lambda m, n, k: (m, k)`",
             )
         return None
-    maps_node = _decorator_keyword(kernel, "indexing_maps")
+    maps_node = decorator_keyword(kernel, "indexing_maps")
     if len(options.indexing_maps) != len(tensors):
         raise kernel.error(
             maps_node,
@@ -282,11 +278,50 @@ def iteration_space(
     valid = {t.value for t in IteratorType}
     if len(iterator_types) != loop_rank or any(t not in valid for t in iterator_types):
         raise kernel.error(
-            _decorator_keyword(kernel, "iterator_types"),
+            decorator_keyword(kernel, "iterator_types"),
             f"iterator_types must give \"parallel\" or \"reduction\" for each of the "
             f"{loop_rank} loop dims, but is {iterator_types!r}",
         )
     return maps, [IteratorType(t) for t in iterator_types]
+
+
+def blocks_per_tensor(
+    kernel: ParsedFunction,
+    options: KernelOptions,
+    space: tuple[list[AffineMap], list[IteratorType]] | None,
+) -> KernelOptions:
+    """tt-lang's `block_factors` per loop dim (`[2, 1, 4]` for (m, n, k)) as each
+    tensor's CB block through its indexing map: (m, k) -> (2, 4); a constant 0 in a map
+    gives 1. Per-tensor block_factors are returned as they are."""
+    factors = options.block_factors
+    if space is None or factors is None or not all(isinstance(f, int) for f in factors):
+        return options
+    maps, iterator_types = space
+    if len(factors) != len(iterator_types):
+        raise kernel.error(
+            decorator_keyword(kernel, "block_factors"),
+            f"block_factors {factors!r} gives {len(factors)} loop dims, but the indexing maps "
+            f"take {len(iterator_types)}",
+            "give tiles per loop dim (`[2, 2, 1]` for maps of (m, n, k)), or a block shape "
+            "per tensor",
+        )
+    blocks = []
+    for indexing_map in maps:
+        block = []
+        for result in indexing_map.results:
+            if isinstance(result, AffineDimExpr):
+                block.append(factors[result.position])
+            elif isinstance(result, AffineConstantExpr) and result.value == 0:
+                block.append(1)
+            else:
+                raise kernel.error(
+                    decorator_keyword(kernel, "indexing_maps"),
+                    f"block_factors per loop dim need indexing maps that name loop dims or 0, "
+                    f"but one returns {result}",
+                    "give a block shape per tensor in block_factors instead",
+                )
+        blocks.append(tuple(block))
+    return replace(options, block_factors=tuple(blocks))
 
 
 def _block_tile_shape(tensor: api.KernelTensor, factors: Sequence[int] | None) -> tuple[int, ...] | None:
@@ -315,16 +350,22 @@ def _located_in(kernel: ParsedFunction, error: DSLError, traceback) -> KernelErr
     return KernelError(error.message, location, error.hint)
 
 
+def _is_compile_time_constant(value: object) -> bool:
+    if isinstance(value, tuple):
+        return all(_is_compile_time_constant(item) for item in value)
+    return value is None or isinstance(value, bool | int | float)
+
+
 def trace_kernel(
     kernel: ParsedFunction, tensors: Sequence[api.KernelTensor], params: dict[str, Any]
 ) -> api.Program:
     """Runs the kernel function with KernelTensors; returns the Program it builds."""
     for name, value in params.items():
-        if not isinstance(value, bool | int | float):
+        if not _is_compile_time_constant(value):
             raise kernel.error(
                 kernel.tree,
                 f"kernel parameter `{name}` is {type(value).__name__}; keyword parameters are "
-                "compile-time ints, floats or bools",
+                "compile-time ints, floats, bools or tuples of them",
             )
     try:
         program = kernel.function(*tensors, **params)
@@ -365,8 +406,9 @@ def build_module(
     """The stage-1 IR of `function` (a `@pykernel_gen` body) for tensors like `args`."""
     kernel = parse_function(function)
     tensors = describe_tensors(kernel, args, options.num_outs, options.dtypes)
-    check_options(kernel, options, tensors)
     space = iteration_space(kernel, options, tensors)
+    options = blocks_per_tensor(kernel, options, space)
+    check_options(kernel, options, tensors)
     program = trace_kernel(kernel, tensors, params)
     module = KernelBuilder(kernel, tensors, program, options, space).build()
     try:
@@ -502,7 +544,12 @@ class KernelBuilder:
         for arg, name in zip(region_block.args, names):
             arg.name_hint = name
         compiler.compile(region_block)
-        return Region(region_block)
+        region = Region(region_block)
+        if thread.verbose:
+            print(f"// thread {thread.name} ({thread.kind})")
+            Printer().print_region(region)
+            print()
+        return region
 
 
 # ===================================================================== thread level
@@ -663,6 +710,9 @@ class ThreadCompiler:
         self.reduce_scalers: dict[TileType, Block] = {}
         self.depth = 0  # nesting of scf regions (loops, run-time branches)
         self.outstanding: list[Acquisition] = []  # waits/reserves not yet popped/pushed
+        # CB name -> this compute thread's pushes to it in the current straight-line
+        # code, oldest first: a wait() on that CB reads the oldest back (Acquisition).
+        self.own_pushes: dict[str, list[Acquisition]] = {}
         self.in_flight: list[_InFlight] = []  # transfers on CB blocks not yet waited
         self.nodes: list[ast.AST] = []  # statements and expressions being compiled
 
@@ -735,14 +785,14 @@ class ThreadCompiler:
         if body and isinstance(body[-1], ast.Return) and body[-1].value is None:
             body = body[:-1]
         self.statements(body)
-        for acquisition in self.outstanding:
-            raise KernelError(
-                f"{acquisition.cb.name}.{acquisition.kind}() is never matched by "
-                f"{acquisition.cb.name}.{acquisition.releaser}()",
-                acquisition.location,
-                f"call {acquisition.cb.name}.{acquisition.releaser}() when done with the block, "
-                f"or use `with {acquisition.cb.name}.{acquisition.kind}() as blk:`",
-            )
+        self.release_at_scope_end()
+
+    def release_at_scope_end(self) -> None:
+        """Pops/pushes, at the end of the current loop body, branch or thread, the blocks
+        acquired there and not released (tt-lang code leaves them to the compiler, as
+        tt-mlir released them at the end of the acquiring scope)."""
+        for acquisition in [a for a in self.outstanding if a.depth == self.depth]:
+            self._release(acquisition, acquisition.location)
 
     # ------------------------------------------------------------------ statements
 
@@ -845,7 +895,9 @@ class ThreadCompiler:
 
     def _carried(self, statements: Sequence[ast.stmt]) -> list[str]:
         """Names assigned in `statements` whose current value can cross an scf region
-        boundary (blocks, indices; Python ints become indices)."""
+        boundary (blocks, indices; Python ints become indices). A name bound to a CB
+        block already popped/pushed has no value to carry: the region acquires its own
+        (`with acc_cb.reserve() as a:` before a loop and in it)."""
         scope = self.frame.scope
         carried = []
         for name in _assigned_names(statements):
@@ -854,7 +906,9 @@ class ThreadCompiler:
                 scope[name] = Index(self.index(value))
                 carried.append(name)
             elif isinstance(value, Index) or (
-                isinstance(value, Block) and isinstance(value.value.type, TensorType)
+                isinstance(value, Block)
+                and isinstance(value.value.type, TensorType)
+                and not (value.acquisition and value.acquisition.ended)
             ):
                 carried.append(name)
         return carried
@@ -892,19 +946,15 @@ class ThreadCompiler:
         saved = (self.block, dict(self.frame.scope))
         self.block = block
         self.depth += 1
+        self.own_pushes.clear()
         return saved
 
     def _leave_region(self, saved, statements: Sequence[ast.AST], location: SourceLocation) -> None:
         block, scope_before = saved
-        for acquisition in self.outstanding:
-            if acquisition.depth == self.depth:
-                raise KernelError(
-                    f"{acquisition.cb.name}.{acquisition.kind}() inside a loop or branch must be "
-                    f"matched by {acquisition.cb.name}.{acquisition.releaser}() in the same "
-                    "iteration or branch",
-                    acquisition.location,
-                    f"use `with {acquisition.cb.name}.{acquisition.kind}() as blk:` in the loop body",
-                )
+        assert not any(a.depth == self.depth for a in self.outstanding), "released at scope end"
+        # Pushes before or inside a region are not read back after it: the region may
+        # have taken them from the CB.
+        self.own_pushes.clear()
         self.block = block
         self.depth -= 1
         # Names (re)assigned in the region and not carried out have no value after it.
@@ -961,6 +1011,8 @@ class ThreadCompiler:
         self.frame.scope[node.target.id] = Index(variable)
         self._rebind(carried, initial, carried_args)
         self.statements(node.body)
+        with self.located(node):
+            self.release_at_scope_end()
         try:
             body.add_op(scf.YieldOp(*self._yielded(carried, initial, "loop")))
         except DSLError as error:
@@ -998,6 +1050,8 @@ class ThreadCompiler:
             block = IRBlock()
             saved = self._enter_region(block)
             self.statements(statements)
+            with self.located(node):
+                self.release_at_scope_end()
             try:
                 yielded = self._yielded(carried, initial, "branch")
             except DSLError as error:
@@ -1078,8 +1132,8 @@ class ThreadCompiler:
         frame = self.frame
         if name in frame.scope:
             value = frame.scope[name]
-            if isinstance(value, Block) and value.acquisition and value.acquisition.released_at:
-                acquisition = value.acquisition
+            acquisition = value.acquisition if isinstance(value, Block) else None
+            if acquisition and acquisition.ended:
                 raise DSLError(
                     f"block `{name}` is used after {acquisition.cb.name}.{acquisition.releaser}() "
                     f"at line {acquisition.released_at.line} released it",
@@ -1313,6 +1367,13 @@ class ThreadCompiler:
         kwargs = {k.arg: self.evaluate(k.value) for k in node.keywords}
         intrinsic = _INTRINSICS.get(callee) if isinstance(callee, FunctionType) else None
         if intrinsic is not None:
+            try:
+                inspect.signature(callee).bind(*args, **kwargs)
+            except TypeError as error:
+                raise DSLError(
+                    f"bad call to {callee.__name__}(): {error}",
+                    f"{callee.__name__}{inspect.signature(callee)}",
+                ) from None
             return intrinsic(self, node, *args, **kwargs)
         if callee is builtins.range:
             raise DSLError("range() can only be the iterable of a `for` loop")
@@ -1410,7 +1471,8 @@ class ThreadCompiler:
             )
         if value.tile_type != destination.tile_type:
             raise DSLError(f"cannot store {value.tile_type} tiles into a block of {destination.tile_type}")
-        self.emit(d2m.StoreOp(destination.value, value.value))
+        acquisition.ops.append(self.emit(d2m.StoreOp(destination.value, value.value)))
+        acquisition.stored = value
 
     # ------------------------------------------------------------------- CB ops
 
@@ -1421,11 +1483,41 @@ class ThreadCompiler:
         result_type = cb_type.block
         if self.is_compute:  # the tiles as the unpacker hands them to compute
             result_type = TensorType(cb_type.block.get_element_type().unpacked(), cb.block_tile_shape)
-        op_class = d2m.WaitOp if kind == "wait" else d2m.ReserveOp
-        value = self.emit(op_class(cb.value, result_type)).results[0]
         acquisition = Acquisition(cb, kind, self.source.location(node), self.depth)
         self.outstanding.append(acquisition)
-        return Block(value, logical_shape(cb.block_tile_shape), acquisition)
+        shape = logical_shape(cb.block_tile_shape)
+        # A wait takes the oldest of this thread's own pushes back, or (when it cannot)
+        # the CB's front; either way the pushes before it are no longer read back.
+        own_pushes = self.own_pushes.pop(cb.name, []) if kind == "wait" else []
+        if own_pushes and self._can_read_back(own_pushes[0]):
+            sent = own_pushes.pop(0)
+            self.own_pushes[cb.name] = own_pushes
+            for op in reversed(sent.ops):
+                op.detach()
+                op.erase()
+            acquisition.read_back = True
+            return Block(sent.stored.value, shape, acquisition)
+        op_class = d2m.WaitOp if kind == "wait" else d2m.ReserveOp
+        op = self.emit(op_class(cb.value, result_type))
+        acquisition.ops.append(op)
+        return Block(op.results[0], shape, acquisition)
+
+    def _can_read_back(self, sent: Acquisition) -> bool:
+        """Whether a wait() can take the value of this thread's push `sent` without CB
+        traffic: a computed value was stored into the pushed block, right here (not in a
+        nested loop or branch), the block was used for nothing else, and the CB keeps
+        tiles as computed (a bfp8_b CB rounds them: that value comes through the CB)."""
+        reserve, *rest = sent.ops
+        if sent.stored is None or sent.stored.acquisition is not None:
+            return False  # nothing stored, or a copy of another CB's block (freed by its pop)
+        cb_type = sent.cb.value.type
+        assert isinstance(cb_type, d2m.CBType)
+        tile = cb_type.block.get_element_type()
+        if tile.unpacked() != tile:
+            return False
+        if any(op.parent_block() is not reserve.parent_block() for op in rest):
+            return False
+        return all(use.operation in rest for use in reserve.results[0].uses)
 
     def release(self, cb: CBHandle, kind: str, node: ast.AST) -> None:
         releaser = "pop" if kind == "wait" else "push"
@@ -1442,10 +1534,22 @@ class ThreadCompiler:
                 f"{oldest.location.line}, outside this loop or branch",
                 f"keep {kind}() and {releaser}() in the same loop body or branch",
             )
-        oldest.released_at = self.source.location(node)
-        self.outstanding.remove(oldest)
-        self.settle_transfers(oldest)
-        self.emit((d2m.PopOp if kind == "wait" else d2m.PushOp)(cb.value))
+        self._release(oldest, self.source.location(node))
+
+    def _release(self, acquisition: Acquisition, location: SourceLocation) -> None:
+        """Ends `acquisition` (its pop or push) at the insertion point."""
+        acquisition.released_at = location
+        self.outstanding.remove(acquisition)
+        if acquisition.read_back:
+            return  # the block never went through the CB
+        self.settle_transfers(acquisition)
+        cb = acquisition.cb
+        if acquisition.kind == "wait":
+            self.emit(d2m.PopOp(cb.value))
+            return
+        acquisition.ops.append(self.emit(d2m.PushOp(cb.value)))
+        if self.is_compute:
+            self.own_pushes.setdefault(cb.name, []).append(acquisition)
 
     # -------------------------------------------------------------- data movement
 
@@ -1601,6 +1705,45 @@ class ThreadCompiler:
             raise DSLError("maximum() needs at least one block (use max() for numbers)")
         return self.block_binary("maximum", lhs, rhs)
 
+    def reduce_function(
+        self, node: ast.Call, pool: str, block: object, scaler: object, dim: object = 1
+    ) -> Block:
+        """tt-lang's reduce_sum/reduce_max(block, scaler, dim): the row (dim=1) or column
+        (dim=0) reduction of `block * scaler[0, 0]`, in the block's shape."""
+        name = f"reduce_{pool}"
+        self._require_compute(f"{name}()")
+        if not isinstance(block, Block) or not isinstance(scaler, Block):
+            raise DSLError(
+                f"{name}(block, scaler, dim) takes two blocks, not {_describe(block)} and "
+                f"{_describe(scaler)}",
+                "the scaler is a block whose element [0][0] scales the input (a tile of ones "
+                "for a plain reduction)",
+            )
+        if dim not in (0, 1) or isinstance(dim, bool):
+            raise DSLError(
+                f"{name}(..., dim={dim!r}): dim is 1 (reduce each row, sums in column 0) "
+                "or 0 (reduce each column, sums in row 0)"
+            )
+        operators.check_tile_aligned(f"the scaler of {name}()", scaler.shape)
+        operators.common_tile_type(name, [block, scaler])
+        method = ("row" if dim == 1 else "col") + pool
+        reduced = operators.reduce(self.emit, method, block, scaler)
+        axis = -1 if dim == 1 else -2
+        if block.shape[axis] > TILE:
+            return operators.replicate_tiles(self.emit, reduced, block.shape)
+        return Block(reduced.value, block.shape)
+
+    def bcast(self, node: ast.Call, block: object, dim: object = 1) -> Block:
+        self._require_compute("bcast()")
+        if not isinstance(block, Block):
+            raise DSLError(f"bcast() takes a block, not {_describe(block)}")
+        if dim not in (0, 1) or isinstance(dim, bool):
+            raise DSLError(
+                f"bcast(..., dim={dim!r}): dim is 1 (column 0 across the tile) or 0 (row 0 "
+                "down the tile)"
+            )
+        return operators.bcast(self.emit, block, d2m.TileDim.COL if dim == 1 else d2m.TileDim.ROW)
+
     def where(self, node: ast.Call, condition: object, if_true: object, if_false: object) -> Block:
         self._require_compute("where()")
         if not isinstance(condition, Block):
@@ -1617,6 +1760,26 @@ def _grid_query(op_class: type[Operation], name: str):
         if not isinstance(dim, int) or isinstance(dim, bool) or dim not in (0, 1):
             raise DSLError(f"{name}(dim) takes 0 (rows) or 1 (columns), not {_describe(dim)}")
         return Index(self.emit(op_class(dim)).results[0])
+
+    return handler
+
+
+def _block_function(name: str):
+    """The intrinsic handler of a block method's free-function spelling (`exp(x)`)."""
+
+    def handler(self: ThreadCompiler, node: ast.Call, block: object, *args, **kwargs) -> object:
+        if not isinstance(block, Block):
+            raise DSLError(f"{name}() takes a block, not {_describe(block)}")
+        return self.block_method(block, name, list(args), kwargs)
+
+    return handler
+
+
+def _reduce_function(pool: str):
+    """The intrinsic handler of reduce_sum / reduce_max."""
+
+    def handler(self: ThreadCompiler, node: ast.Call, *args, **kwargs) -> Block:
+        return self.reduce_function(node, pool, *args, **kwargs)
 
     return handler
 
@@ -1644,6 +1807,10 @@ _INTRINSICS: dict[FunctionType, Callable[..., object]] = {
     api.zeros: ThreadCompiler.zeros,
     api.maximum: ThreadCompiler.maximum,
     api.where: ThreadCompiler.where,
+    api.reduce_sum: _reduce_function("sum"),
+    api.reduce_max: _reduce_function("max"),
+    api.bcast: ThreadCompiler.bcast,
+    **{function: _block_function(function.__name__) for function in api.BLOCK_FUNCTIONS},
 }
 
 _METHODS: dict[type, dict[str, Callable[..., object]]] = {

@@ -20,17 +20,23 @@ from __future__ import annotations
 import hashlib
 import inspect
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from types import FunctionType
 from typing import Any
 
 from xdsl.dialects.builtin import ModuleOp
 
+from ttlang.device import DEFAULT_DEVICE, DeviceDescriptionError, load_device
 from ttlang.dsl.checks import check_call, check_decorator
-from ttlang.dsl.diagnostics import CompilerBug, KernelError, SourceLocation, definition_location
-from ttlang.dsl.frontend import DATA_TYPES, build_module
-from ttlang.device import DEFAULT_DEVICE, load_device
-from ttlang.dsl.options import KernelOptions, freeze
+from ttlang.dsl.diagnostics import (
+    CompilerBug,
+    KernelError,
+    SourceLocation,
+    definition_location,
+    parse_function,
+)
+from ttlang.dsl.frontend import DATA_TYPES, build_module, decorator_keyword
+from ttlang.dsl.options import MEMORY_SPACES, KernelOptions, OptionError, freeze
 from ttlang.target.program import ComputeConfig, MathFidelity
 
 
@@ -65,30 +71,52 @@ class Kernel:
         self._source_hash = hashlib.sha256(inspect.getsource(function).encode()).hexdigest()
         self._cache: dict[tuple, Any] = {}
 
-    def cache_key(self, tensors: Sequence[Any], params: dict[str, Any]) -> tuple:
+    def cache_key(self, tensors: Sequence[Any], params: dict[str, Any], options: KernelOptions) -> tuple:
         """What a compilation depends on: source, argument shapes and dtypes, keyword
-        parameters and options."""
+        parameters and (resolved) options."""
         signature = tuple((tuple(t.shape), DATA_TYPES.get(str(t.dtype), str(t.dtype))) for t in tensors)
-        return (self._source_hash, signature, tuple(sorted(params.items())), self.options)
+        return (self._source_hash, signature, tuple(sorted(params.items())), options)
+
+    def _resolve(self, tensors: Sequence[Any], params: dict[str, Any]) -> tuple[KernelOptions, dict[str, Any]]:
+        """The options for this call (callable grid/block_factors evaluated), and the
+        keyword parameters with tt-lang's injected ones: a kernel parameter named
+        `grid` or `block_factors` gets the option's (resolved) value."""
+        try:
+            options = self.options.resolved(tensors, params)
+        except OptionError as error:
+            raise option_error(self.function, error) from None
+        parameters = inspect.signature(self.function).parameters
+        injected = {"grid": options.grid, "block_factors": options.block_factors}
+        params = {
+            **{name: value for name, value in injected.items() if name in parameters},
+            **params,
+        }
+        return options, params
 
     def frontend_module(self, *tensors: Any, **params: Any) -> ModuleOp:
         """The stage-1 IR for tensors like `tensors` (torch tensors or TensorSpecs)."""
         check_call(self.function, tensors, params, self.options.num_outs, running=False)
+        options, params = self._resolve(tensors, params)
+        return self._frontend_module(tensors, params, options)
+
+    def _frontend_module(self, tensors, params, options: KernelOptions) -> ModuleOp:
         try:
-            return build_module(self.function, tensors, params, self.options)
+            return build_module(self.function, tensors, params, options)
         except (KernelError, CompilerBug) as error:
             raise error.with_traceback(None) from None
 
     def compile(self, *tensors: Any, **params: Any):
-        """Compiles for tensors like `tensors`; returns the driver's artifact (cached)."""
+        """Compiles for tensors like `tensors`; returns the driver's artifact (cached),
+        which runs when called with tensors: `compiled(a, b, out)`."""
         check_call(self.function, tensors, params, self.options.num_outs, running=False)
-        key = self.cache_key(tensors, params)
+        options, params = self._resolve(tensors, params)
+        key = self.cache_key(tensors, params, options)
         if key not in self._cache:
-            self._cache[key] = self._compile(tensors, params)
+            self._cache[key] = self._compile(tensors, params, options)
         return self._cache[key]
 
-    def _compile(self, tensors: Sequence[Any], params: dict[str, Any]):
-        module = self.frontend_module(*tensors, **params)
+    def _compile(self, tensors: Sequence[Any], params: dict[str, Any], options: KernelOptions):
+        module = self._frontend_module(tensors, params, options)
         initial_path = os.environ.get("TTLANG_INITIAL_MLIR")
         if initial_path:
             with open(initial_path, "w") as file:
@@ -120,12 +148,14 @@ class Kernel:
 
 
 def pykernel_gen(
-    grid: Sequence[int],
-    block_factors: Sequence[Sequence[int]] | None = None,
-    indexing_maps: Sequence[Any] | None = None,
+    grid: Sequence[int] | Callable[..., Sequence[int]] | None = None,
+    block_factors: Sequence | Callable[..., Sequence] | None = None,
+    indexing_maps: Sequence[Callable[..., Any]] | None = None,
     iterator_types: Sequence[str] | None = None,
     num_outs: int = 1,
     memory_space: str = "L1",
+    tiled: bool = True,
+    ttnn_interop: bool = False,
     cb_buffers: int | Sequence[int] = 2,
     math_fidelity: MathFidelity = "HiFi2",
     fp32_dest_acc_en: bool = False,
@@ -134,47 +164,108 @@ def pykernel_gen(
     device: str = DEFAULT_DEVICE,
     device_grid: Sequence[int] | None = None,
     dtypes: Mapping[str, str] | None = None,
+    **unknown_options: Any,
 ):
     """Declares a kernel running on `grid` (rows, cols) of cores.
 
     `block_factors`: the CB block shape of each tensor argument, in tiles ((rows, cols),
-    or one entry per dim); default one tile. The last `num_outs` tensors are outputs.
-    `indexing_maps` (one `lambda m, n, k: (m, k)` per tensor) and `iterator_types`
-    ("parallel" / "reduction" per loop dim) describe the iteration space of tensors no
-    thread moves with `dma` (docs/dsl.md, "Implicit operands").
-    `cb_buffers`: blocks per CB (one count, or one per tensor). The compute
-    configuration (`math_fidelity`, `fp32_dest_acc_en`, `math_approx_mode`,
-    `dst_full_sync_en`) is tt-metal's. `device` names the target's description
-    (ttlang.device: grid, L1, DST, costs); `device_grid` narrows its core grid.
-    `dtypes` stores tensors in another device format, by parameter name, with ttnn's
-    dtype names: `dtypes={"k": "bfloat8_b"}` keeps `k` in DRAM and in its CB as bfp8_b
-    tiles (converted on the host as `ttnn.from_torch(k, dtype=ttnn.bfloat8_b)` does).
+    or one entry per dim); default one tile. `indexing_maps` (tt-lang's
+    `lambda m, n, k: (m, k)`, one per tensor) and `iterator_types` ("parallel" /
+    "reduction" per loop dim) describe the iteration space of tensors no thread moves
+    with `dma` (docs/dsl.md, "Implicit operands"); with them `block_factors` may also
+    give tiles per loop dim (`[2, 1, 4]`). `grid` and `block_factors` may be callables
+    of the kernel's arguments. The last `num_outs` tensors are outputs. `cb_buffers`:
+    blocks per CB (one count, or one per tensor). The compute configuration
+    (`math_fidelity`, `fp32_dest_acc_en`, `math_approx_mode`, `dst_full_sync_en`) is
+    tt-metal's. `device` names the target's description (ttlang.device: grid, L1, DST,
+    costs); `device_grid` narrows its core grid. `dtypes` stores tensors in another
+    device format, by parameter name, with ttnn's dtype names: `dtypes={"k":
+    "bfloat8_b"}` keeps `k` in DRAM and in its CB as bfp8_b tiles (converted on the
+    host as `ttnn.from_torch(k, dtype=ttnn.bfloat8_b)` does). `memory_space` ("L1" or
+    "DRAM"), `tiled` (True) and `ttnn_interop` are accepted as tt-lang spelled them
+    (docs/dsl.md, "Coming from tt-lang").
     """
-    load_device(device)  # an unknown device fails here, at the decorator
-    options = KernelOptions(
-        grid=freeze(grid),
-        block_factors=freeze(block_factors),
-        indexing_maps=freeze(indexing_maps),
-        iterator_types=freeze(iterator_types),
-        num_outs=num_outs,
-        memory_space=memory_space,
-        cb_buffers=freeze(cb_buffers),
-        compute_config=ComputeConfig(
-            math_fidelity=math_fidelity,
-            fp32_dest_acc_en=fp32_dest_acc_en,
-            math_approx_mode=math_approx_mode,
-            dst_full_sync_en=dst_full_sync_en,
-        ),
-        device=device,
-        device_grid=freeze(device_grid),
-        dtypes=tuple(sorted((dtypes or {}).items())),
-    )
+    given = {
+        "grid": grid,
+        "block_factors": block_factors,
+        "indexing_maps": indexing_maps,
+        "iterator_types": iterator_types,
+        "memory_space": memory_space,
+        "tiled": tiled,
+        "ttnn_interop": ttnn_interop,
+        "device": device,
+    }
 
     def decorate(function: FunctionType) -> Kernel:
+        try:
+            options = KernelOptions(
+                grid=_required_grid(grid),
+                block_factors=block_factors if callable(block_factors) else freeze(block_factors),
+                num_outs=num_outs,
+                memory_space=memory_space,
+                cb_buffers=freeze(cb_buffers),
+                compute_config=ComputeConfig(
+                    math_fidelity=math_fidelity,
+                    fp32_dest_acc_en=fp32_dest_acc_en,
+                    math_approx_mode=math_approx_mode,
+                    dst_full_sync_en=dst_full_sync_en,
+                ),
+                device=device,
+                device_grid=freeze(device_grid),
+                dtypes=tuple(sorted((dtypes or {}).items())),
+                **_tt_lang_options(given, unknown_options),
+            )
+        except OptionError as error:
+            raise option_error(function, error) from None
         check_decorator(function, options)
         return Kernel(function, options)
 
     return decorate
+
+
+def _required_grid(grid):
+    if grid is None:
+        raise OptionError("grid", "@pykernel_gen needs grid=(rows, cols)", "e.g. grid=(1, 1)")
+    return grid if callable(grid) else freeze(grid)
+
+
+def _tt_lang_options(given: dict[str, Any], unknown: dict[str, Any]) -> dict[str, Any]:
+    """Checks the options tt-lang had that we take as given; returns the KernelOptions
+    fields of the iteration space. Raises OptionError for one we cannot honour."""
+    for name in unknown:
+        raise OptionError(
+            name,
+            f"@pykernel_gen has no option `{name}`",
+            "options: " + ", ".join(inspect.signature(pykernel_gen).parameters.keys() - {"unknown_options"}),
+        )
+    try:
+        load_device(given["device"])
+    except DeviceDescriptionError as error:
+        raise OptionError("device", str(error)) from None
+    if given["memory_space"] not in MEMORY_SPACES:
+        raise OptionError(
+            "memory_space",
+            f"memory_space={given['memory_space']!r} is not supported",
+            'pass memory_space="L1" or "DRAM" (tensors live in DRAM, CBs in L1, either way)',
+        )
+    for flag in ("tiled", "ttnn_interop"):
+        if not isinstance(given[flag], bool):
+            raise OptionError(flag, f"{flag} takes True or False, not {given[flag]!r}")
+    if not given["tiled"]:
+        raise OptionError(
+            "tiled",
+            "tiled=False (row-major tensors) is not supported: kernels work on 32x32 tiles",
+            "drop the option; pass tensors whose last two dims are multiples of 32",
+        )
+    # indexing_maps / iterator_types are checked against the tensors when compiling
+    # (frontend.iteration_space), also at the decorator's keywords.
+    return {"indexing_maps": freeze(given["indexing_maps"]), "iterator_types": freeze(given["iterator_types"])}
+
+
+def option_error(function: FunctionType, error: OptionError) -> KernelError:
+    """`error` as a KernelError at its option's keyword in `function`'s decorator."""
+    kernel = parse_function(function)
+    return kernel.error(decorator_keyword(kernel, error.option), error.message, error.hint)
 
 
 kernel = pykernel_gen

@@ -369,7 +369,8 @@ def fill(emit: Emit, value: Scalar, shape: tuple[int, ...], tile_type: TileType)
 
 def reduce(emit: Emit, method: str, block: Block, scaler: Block) -> Block:
     """`block.rowsum()` etc.: (..., R, C) -> (..., R, 1) for row reductions,
-    (..., 1, C) for column ones; `scaler` is a (32, 32) block of ones. Reducing a
+    (..., 1, C) for column ones, of `block * scaler[0, 0]` (the element [0][0] of the
+    scaler's first tile; the rowsum() method passes a tile of ones). Reducing a
     reduction's other axis gives a (1, 1) scalar."""
     tile_op, dim = REDUCTIONS[method]
     rank = len(block.shape)
@@ -393,7 +394,7 @@ def reduce(emit: Emit, method: str, block: Block, scaler: Block) -> Block:
         emit,
         [
             (block.value, AffineMap.identity(rank)),
-            (scaler.value, AffineMap(rank, 0, (AffineExpr.constant(0), AffineExpr.constant(0)))),
+            (scaler.value, AffineMap(rank, 0, (AffineExpr.constant(0),) * len(scaler.shape))),
         ],
         shape,
         AffineMap(rank, 0, result_exprs),
@@ -401,3 +402,37 @@ def reduce(emit: Emit, method: str, block: Block, scaler: Block) -> Block:
         block.tile_type,
         lambda emit_body, tiles, acc: emit_body(tile_op(tiles[0], tiles[1], acc, dim)).results[0],
     )
+
+
+def replicate_tiles(emit: Emit, reduced: Block, shape: tuple[int, ...]) -> Block:
+    """A reduction result (a size-1 axis) copied tile for tile along that axis up to
+    `shape`: tt-lang's reduce_sum/reduce_max keep the block's shape, each tile holding
+    the reduction in its column 0 (row reductions) or row 0 (column reductions), as
+    reduce_tile leaves it. No in-tile broadcast: `bcast` does that."""
+    rank = len(shape)
+    return build_generic(
+        emit,
+        [(reduced.value, _broadcast_map(reduced.shape, shape))],
+        shape,
+        AffineMap.identity(rank),
+        [IteratorType.PARALLEL] * rank,
+        reduced.tile_type,
+        lambda _emit_body, tiles, _out: tiles[0],
+    )
+
+
+def bcast(emit: Emit, block: Block, dim: d2m.TileDim) -> Block:
+    """tt-lang's in-tile broadcast: every tile's column 0 (`COL`) or row 0 (`ROW`)
+    copied over the tile. A size-1 axis of the block (our reduction results) becomes
+    one tile wide: (R, 1) -> (R, 32)."""
+    axis = -1 if dim == d2m.TileDim.COL else -2
+    shape = list(block.shape)
+    if shape[axis] == 1:
+        shape[axis] = TILE
+    result = elementwise(
+        emit,
+        "bcast",
+        (block,),
+        lambda emit_body, tiles: emit_body(d2m.TileBcastOp(tiles[0], dim)).results[0],
+    )
+    return Block(result.value, tuple(shape))

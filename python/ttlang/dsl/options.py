@@ -1,21 +1,41 @@
-"""The options of a `@pykernel_gen` kernel: grid, CB blocks, compute configuration, device."""
+"""The options of a `@pykernel_gen` kernel: grid, CB blocks, compute configuration,
+device, and tt-lang's iteration space (`indexing_maps`, `iterator_types`).
+
+`grid` and `block_factors` may be callables of the kernel's arguments (tt-lang's
+spelling); `resolved()` evaluates them for one call.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
 
 from ttlang.device import DEFAULT_DEVICE, load_device
+from ttlang.dsl.diagnostics import DSLError
 from ttlang.target.program import ComputeConfig
+
+MEMORY_SPACES = ("L1", "DRAM")
+
+
+class OptionError(DSLError):
+    """A bad value of the decorator option `option` (reported at its keyword)."""
+
+    def __init__(self, option: str, message: str, hint: str | None = None):
+        super().__init__(message, hint)
+        self.option = option
 
 
 @dataclass(frozen=True)
 class KernelOptions:
     """Everything `@pykernel_gen(...)` was given, as hashable values (the compile cache
-    keys on it)."""
+    keys on the resolved options)."""
 
-    grid: tuple[int, ...]
-    # Tiles per CB block, per tensor argument (None: one tile in every dim).
-    block_factors: tuple[tuple[int, ...], ...] | None = None
+    # (rows, cols), or a callable of the kernel's arguments returning them
+    grid: tuple[int, ...] | Callable[..., Any]
+    # Tiles per CB block, per tensor argument (None: one tile in every dim); with
+    # indexing_maps, also tiles per iteration dim. Or a callable returning either.
+    block_factors: tuple | Callable[..., Any] | None = None
     # tt-lang's iteration space, for the operands whose data movement the compiler
     # generates: one callable per tensor (loop dims -> the tensor's block indices), and
     # "parallel" / "reduction" per loop dim. None: each tensor is indexed by the grid.
@@ -41,6 +61,25 @@ class KernelOptions:
         if isinstance(self.cb_buffers, int):
             return self.cb_buffers
         return self.cb_buffers[tensor_index]
+
+    def resolved(self, tensors: Sequence[Any], params: dict[str, Any]) -> KernelOptions:
+        """These options for one call: callables evaluated on the kernel's arguments.
+        Raises OptionError naming the option at fault."""
+        grid = _evaluate("grid", self.grid, tensors, params)
+        factors = _evaluate("block_factors", self.block_factors, tensors, params)
+        return replace(self, grid=freeze(grid), block_factors=freeze(factors))
+
+
+def _evaluate(option: str, value: Any, tensors: Sequence[Any], params: dict[str, Any]) -> Any:
+    if not callable(value):
+        return value
+    try:
+        return value(*tensors, **params)
+    except Exception as error:
+        raise OptionError(
+            option, f"{option}(...) raised {type(error).__name__}: {error}",
+            f"a callable {option} is called with the kernel's tensors and keyword parameters",
+        ) from None
 
 
 def freeze(value):

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from xdsl.dialects.builtin import MemRefType, TensorType
-from xdsl.ir import SSAValue
+from xdsl.ir import Operation, SSAValue
 
 from ttlang.dialects.ttcore import TileType
 from ttlang.dsl.api import KernelTensor, TensorAccessor
@@ -32,13 +32,28 @@ class CBHandle:
 
 @dataclass(eq=False)
 class Acquisition:
-    """One `cb.wait()` or `cb.reserve()`, and the pop/push that ends it."""
+    """One `cb.wait()` or `cb.reserve()`, and the pop/push that ends it.
+
+    A compute thread's `wait()` on a CB it pushed itself, in the same straight-line
+    code, reads its own block back: `read_back` is set, the block is the value last
+    stored into that reserved block, and the reserve/store/push that sent it and the
+    pop that ends it make no CB traffic (`ops` lists what to erase)."""
 
     cb: CBHandle
     kind: Literal["wait", "reserve"]
     location: SourceLocation
     depth: int  # nesting of loops / run-time branches where it happened
     released_at: SourceLocation | None = None
+    # The IR of a reserve: the d2m.reserve, the stores into its block, the push.
+    ops: list[Operation] = field(default_factory=list)
+    stored: Block | None = None  # the value last stored into a reserved block
+    read_back: bool = False
+
+    @property
+    def ended(self) -> bool:
+        """Whether its block is gone: popped/pushed through the CB (a block read back
+        stays a value)."""
+        return self.released_at is not None and not self.read_back
 
     @property
     def releaser(self) -> str:

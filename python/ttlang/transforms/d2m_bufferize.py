@@ -54,6 +54,10 @@ becomes (before bufferization proper)
     }
     %acc = d2m.wait %carry_cb ... d2m.pop %carry_cb (after the last use)
 
+Nested loops carrying blocks are streamed outermost first: the inner loop's result
+is then an ordinary value of the outer body, copied into the outer CB's next block
+before the inner CB's final block is popped.
+
 A yielded value that is also used inside the iteration is computed into an
 intermediate buffer and copied into the next block: the unpacker reads only a CB's
 front, and the front still holds the current value.
@@ -299,7 +303,9 @@ class D2MBufferize(ModulePass):
     name = "d2m-bufferize"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        PatternRewriteWalker(StreamLoopCarriedBlocks(), walk_regions_first=True).rewrite_module(op)
+        # Outer loops first: an inner loop's result is then a value the outer body
+        # hands off (its last user an op, not the outer scf.yield).
+        PatternRewriteWalker(StreamLoopCarriedBlocks()).rewrite_module(op)
         PatternRewriteWalker(
             GreedyRewritePatternApplier(
                 [

@@ -56,7 +56,7 @@ import sys
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import IntegerAttr, MemRefType, ModuleOp, i64
+from xdsl.dialects.builtin import IntegerAttr, MemRefType, ModuleOp, UnitAttr, i64
 from xdsl.dialects.linalg.ops import GenericOp
 from xdsl.ir import SSAValue
 from xdsl.passes import ModulePass
@@ -73,12 +73,14 @@ from ttlang.target.compute_config import dst_capacity_of
 from ttlang.transforms.analysis.dst_liveness import (
     DST_SLOT_ATTR,
     DST_SLOTS_ATTR,
+    PROLOGUE_ATTR,
     Compute,
     Copy,
     DstLivenessError,
     DstSchedule,
     Spill,
     body_ops,
+    is_prologue,
     loop_ranges,
     parallel_dims,
     schedule_dst,
@@ -120,6 +122,8 @@ def write_schedule(generic: GenericOp, schedule: DstSchedule, tiles: int) -> Non
             copy.attributes[DST_SLOT_ATTR] = _slot_attr(step.slot)
             anchor_op = anchor[step.index]
             assert anchor_op is not None
+            if is_prologue(anchor_op):  # runs before the reduction loop, as its user
+                copy.attributes[PROLOGUE_ATTR] = UnitAttr()
             generic.body.block.insert_op_before(copy, anchor_op)
             copies[step] = copy.result
         elif isinstance(step, Spill):

@@ -127,7 +127,8 @@ class IterationSpace:
 
 
 def _implicit_operands(generic: d2m.GenericOp) -> list[int]:
-    """Operands no DMA moves whose CB the compute thread uses."""
+    """Operands no DMA moves whose CB the compute thread uses (and, for an input,
+    does not fill itself)."""
     moved = set()
     for op in generic.walk():
         if isinstance(op, d2m.DMAReadOp):
@@ -141,8 +142,16 @@ def _implicit_operands(generic: d2m.GenericOp) -> list[int]:
     return [
         index
         for index, operand in enumerate(generic.operands)
-        if operand not in moved and compute.args[index].uses
+        if operand not in moved
+        and compute.args[index].uses
+        and not (index < len(generic.inputs) and _filled_by_compute(compute.args[index]))
     ]
+
+
+def _filled_by_compute(cb: SSAValue) -> bool:
+    """An input CB the compute thread reserves is its own scratch (tt-metal's
+    accumulation through a CB): no reader may fill it."""
+    return any(isinstance(use.operation, d2m.ReserveOp) for use in cb.uses)
 
 
 def _maps(generic: d2m.GenericOp, implicit: Sequence[int]) -> tuple[list[AffineMap], list[IteratorType]]:

@@ -11,6 +11,7 @@ For every subblock (row-major over the output block) the pass emits one section:
     d2m.acquire_dst                       (math takes DST)
     accumulator init                      (from the output block, or -inf for a max
                                            reduction into a fresh block; DST starts at 0)
+    the prologue ops (`d2m.prologue`)     (computing the accumulator's start in DST)
     loops over the reduction dimensions:  the accumulating ops (matmul, reduce)
     the other ops (the epilogue)
     d2m.commit_dst ; d2m.wait_dst         (math hands DST to the packer)
@@ -94,7 +95,9 @@ from ttlang.transforms.analysis.dst_liveness import (
     accumulator,
     body_ops,
     is_cb_tile,
+    is_prologue,
     loop_ranges,
+    output_is_undefined,
     parallel_dims,
     subblock_extents,
     yielded_value,
@@ -125,24 +128,6 @@ def _map_indices(
                 f"has the indexing expression {expr}; only dimensions and constants are supported.",
             )
     return tuple(indices)
-
-
-def output_is_undefined(op: GenericOp) -> bool:
-    """Whether `op` is the first to touch its output block since it was reserved, so
-    the block's contents (the accumulator's initial value) are undefined."""
-    output = op.outputs[0]
-    if not isinstance(output.owner, d2m.ReserveOp):
-        return False
-    block = op.parent_block()
-    for use in output.uses:
-        user = use.operation
-        if user is op:
-            continue
-        while user is not None and user.parent_block() is not block:
-            user = user.parent_op()
-        if user is None or user.is_before_in_block(op):
-            return False
-    return True
 
 
 def _emit_loops(
@@ -335,7 +320,8 @@ def _lower_generic(op: GenericOp, capacity: int) -> None:
     extents = subblock_extents(op)
     acc = accumulator(op)
     yielded = yielded_value(op)
-    ops = body_ops(op)
+    prologue = [o for o in body_ops(op) if is_prologue(o)]
+    ops = [o for o in body_ops(op) if not is_prologue(o)]
     accumulating = [
         o
         for o in ops
@@ -354,6 +340,8 @@ def _lower_generic(op: GenericOp, capacity: int) -> None:
         state = _Subblock(op, dst, dst_type, parallel, extents, origin)
         if acc is not None:
             _init_accumulator(builder, state, undefined_init, maps[-1], output)
+        for body_op in prologue:
+            state.emit(builder, body_op, {})
 
         def reduce(inner: Builder, reduction_values: list[SSAValue]) -> None:
             ivs = dict(zip(reduction, reduction_values))

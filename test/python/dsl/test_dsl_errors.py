@@ -253,19 +253,6 @@ def test_device_grid_is_configurable():
     assert_located(err, "small-device", "grid 2x2 is larger than the device's 1x1 cores")
 
 
-def test_wait_never_popped():
-    @pykernel_gen(grid=(1, 1))
-    def kernel(x, out):
-        @compute()
-        def body(x_cb: CircularBuffer, out_cb: CircularBuffer):
-            x_blk = x_cb.wait()  # <- unpopped
-
-        return Program(body)(x, out)
-
-    err = compile_error(kernel, TILE, TILE)
-    assert_located(err, "unpopped", "x_cb.wait() is never matched by x_cb.pop()")
-
-
 def test_dma_in_compute_thread():
     @pykernel_gen(grid=(1, 1))
     def kernel(x, out):

@@ -171,12 +171,71 @@ def test_pop_without_wait():
 
 
 def test_wait_in_a_loop_popped_after_it():
+    """The loop body's wait is released at the end of each iteration, so the pop after
+    the loop has nothing left to release."""
+
     def body(x_cb: CircularBuffer, out_cb: CircularBuffer):
         for i in range(2):
             blk = x_cb.wait()
         x_cb.pop()
 
-    with pytest.raises(KernelError, match="must be matched by x_cb.pop\\(\\) in the same iteration"):
+    with pytest.raises(KernelError, match=r"x_cb.pop\(\) has no x_cb.wait\(\) to release"):
+        compute_kernel(body).frontend_module(TILE, TILE)
+
+
+def test_unreleased_blocks_are_released_at_the_end_of_their_scope():
+    """tt-lang leaves pops and pushes to the compiler: a block acquired and not released
+    is released at the end of the loop body, branch or thread that acquired it."""
+
+    async def body(x_cb: CircularBuffer, out_cb: CircularBuffer):
+        o = out_cb.reserve()
+        for i in range(2):
+            blk = x_cb.wait()
+        o.store(full((32, 32), 1.0))
+
+    module = compute_kernel(body).frontend_module(TILE, TILE)
+    (loop,) = [op for op in module.walk() if isinstance(op, scf.ForOp)]
+    assert [op.name for op in loop.body.block.ops] == ["d2m.wait", "d2m.pop", "scf.yield"]
+    (generic,) = [op for op in module.walk() if isinstance(op, d2m.GenericOp)]
+    assert [op.name for op in generic.thread_regions[0].block.ops][-2:] == ["d2m.store", "d2m.push"]
+
+
+def test_a_push_read_back_by_the_same_thread_is_a_value():
+    """`o.store(s); out_cb.push(); s = out_cb.wait(); out_cb.pop()` (tt-lang's way to
+    materialise a value) hands the stored value on without CB traffic, so `s` stays
+    usable after the pop; the last push goes to the CB's consumer."""
+
+    def body(x_cb: CircularBuffer, out_cb: CircularBuffer):
+        x = x_cb.wait()
+        o = out_cb.reserve()
+        o.store(x.exp())
+        out_cb.push()
+        s = out_cb.wait()
+        out_cb.pop()
+        o = out_cb.reserve()
+        o.store(s + x)
+        out_cb.push()
+        x_cb.pop()
+
+    module = compute_kernel(body).frontend_module(TILE, TILE)
+    names = [op.name for op in module.walk() if op.name.startswith("d2m.") and "tile" not in op.name]
+    assert names == ["d2m.generic", "d2m.wait", "d2m.reserve", "d2m.store", "d2m.push", "d2m.pop"]
+    (exp,) = ops_named(module, "d2m.tile_exp")
+    (add,) = ops_named(module, "d2m.tile_add")
+    assert add.parent_op().inputs[0] is exp.parent_op().results[0]
+
+
+def test_a_block_of_another_threads_cb_is_not_usable_after_its_pop():
+    """Only a thread's own pushes are read back as values: the reader refills x_cb
+    after the pop."""
+
+    def body(x_cb: CircularBuffer, out_cb: CircularBuffer):
+        x = x_cb.wait()
+        x_cb.pop()
+        with out_cb.reserve() as o:
+            o.store(x)
+
+    with pytest.raises(KernelError, match=r"block `x` is used after x_cb.pop\(\)"):
         compute_kernel(body).frontend_module(TILE, TILE)
 
 
@@ -251,3 +310,21 @@ def test_threads_follow_program_order_and_ops_carry_locations():
     (store,) = ops_named(module, "d2m.store")
     assert store.location.filename.data == __file__
     assert store.location.line.data == kernel.function.__code__.co_firstlineno + 9
+
+
+def test_verbose_thread_prints_its_ir(capsys):
+    """tt-lang's `@compute(verbose=True)`: the thread's stage-1 IR on stdout."""
+
+    @pykernel_gen(grid=(1, 1))
+    def kernel(x, out):
+        @compute(verbose=True)
+        async def body(x_cb: CircularBuffer, out_cb: CircularBuffer):
+            with x_cb.wait() as blk, out_cb.reserve() as o:
+                o.store(blk.exp())
+
+        return Program(body)(x, out)
+
+    kernel.frontend_module(TILE, TILE)
+    printed = capsys.readouterr().out
+    assert printed.startswith("// thread body (compute)")
+    assert "d2m.tile_exp" in printed

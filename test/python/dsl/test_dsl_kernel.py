@@ -151,3 +151,130 @@ def test_a_crash_in_the_pipeline_is_a_compiler_bug_at_the_kernel(monkeypatch):
     monkeypatch.setattr(ttlang.driver, "compile_module", crash)
     with pytest.raises(CompilerBug, match="internal compiler error: ZeroDivisionError: oops"):
         make_exp_kernel().compile(TILE, TILE)
+
+
+# ------------------------------------------------------- tt-lang's decorator options
+
+
+def kernel_line(function_name: str, text: str) -> int:
+    """The line of this file holding `text` inside the function `function_name`."""
+    import inspect
+
+    lines, first = inspect.getsourcelines(globals()[function_name])
+    return first + next(i for i, line in enumerate(lines) if text in line)
+
+
+@pytest.mark.parametrize(
+    "options, marker, message",
+    [
+        ({"kernel_source_mode": "store"}, "kernel_source_mode", "@pykernel_gen has no option `kernel_source_mode`"),
+        ({"tiled": False}, "tiled", "tiled=False (row-major tensors) is not supported"),
+        ({"ttnn_interop": "yes"}, "ttnn_interop", "ttnn_interop takes True or False"),
+        ({"memory_space": "SRAM"}, "memory_space", "memory_space='SRAM' is not supported"),
+        ({"iterator_types": ["parallel", "parallel"]}, "iterator_types", "iterator_types needs indexing_maps"),
+        (
+            {"indexing_maps": [lambda i, j: (i,)] * 2},
+            "indexing_maps",
+            "must return one loop dim or int per dim of the tensor",
+        ),
+        (
+            {"indexing_maps": [lambda i, j: (i, j)] * 2, "iterator_types": ["parallel", "sideways"]},
+            "iterator_types",
+            'iterator_types must give "parallel" or "reduction" for each of the 2 loop dims',
+        ),
+        (
+            {"indexing_maps": [lambda i, j: (i, j)] * 2, "block_factors": [1, 1, 1]},
+            "block_factors",
+            "block_factors (1, 1, 1) gives 3 loop dims, but the indexing maps take 2",
+        ),
+    ],
+    ids=["unknown", "tiled", "ttnn_interop", "memory_space", "iterators_alone", "map", "iterator_kind", "factors"],
+)
+def test_options_we_cannot_honour_are_kernel_errors_at_the_decorator(options, marker, message):
+    """Raised when the decorator runs, or (for what depends on the tensors) when the
+    kernel compiles; either way located at the decorator."""
+    with pytest.raises(KernelError) as info:
+        decorated_with(options).frontend_module(TILE, TILE)
+    assert info.value.filename == __file__
+    assert info.value.line == kernel_line("decorated_with", "@pykernel_gen(")
+    assert message in str(info.value)
+
+
+def decorated_with(options):
+    @pykernel_gen(grid=(1, 1), **options)
+    def copy(x, out):
+        return Program()(x, out)
+
+    return copy
+
+
+def test_grid_is_required():
+    with pytest.raises(KernelError, match=r"needs grid=\(rows, cols\)"):
+
+        @pykernel_gen(block_factors=[(1, 1), (1, 1)])
+        def no_grid(x, out):
+            return Program()(x, out)
+
+
+def test_tt_lang_options_that_change_nothing_are_accepted(driver):
+    """memory_space="DRAM" (tensors are in DRAM and CBs in L1 either way), tiled=True
+    and ttnn_interop (the target is TTLANG_TARGET's) compile as without them."""
+    make_exp_kernel(memory_space="DRAM", tiled=True, ttnn_interop=True)(TILE, TILE)
+    make_exp_kernel()(TILE, TILE)
+    with_options, without = (module for module, _ in driver)
+    assert str(with_options) == str(without)
+
+
+def test_callable_grid_and_block_factors_fill_kernel_parameters(driver):
+    """tt-lang's callables get the kernel's arguments; parameters named grid and
+    block_factors receive the resolved values."""
+    seen = {}
+
+    @pykernel_gen(
+        grid=lambda x, out: (x.shape[0] // 64, 1),
+        block_factors=lambda x, out: [(2, 1), (2, 1)],
+    )
+    def kernel(x, out, grid=None, block_factors=None):
+        seen.update(grid=grid, block_factors=block_factors)
+
+        @compute()
+        async def body(x_cb: CircularBuffer, out_cb: CircularBuffer):
+            with x_cb.wait() as blk, out_cb.reserve() as o:
+                o.store(blk)
+
+        return Program(body)(x, out)
+
+    spec = TensorSpec((128, 32))
+    kernel(spec, spec)
+    assert seen == {"grid": (2, 1), "block_factors": ((2, 1), (2, 1))}
+    ((module, _),) = driver
+    text = str(module)
+    assert "grid = #ttcore.grid<2x1>" in text
+    assert "!d2m.cb<memref<2x1x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<l1>>>" in text
+
+
+def test_indexing_maps_give_each_tensor_its_block(driver):
+    """With indexing_maps, block_factors are per iteration dim: a matmul's
+    (m, k), (k, n) -> (m, n) maps with factors (m, n, k) = (2, 1, 3) make blocks of
+    2x3, 3x1 and 2x1 tiles."""
+
+    @pykernel_gen(
+        grid=(1, 1),
+        block_factors=[2, 1, 3],
+        indexing_maps=[lambda m, n, k: (m, k), lambda m, n, k: (k, n), lambda m, n, k: (m, n)],
+        iterator_types=["parallel", "parallel", "reduction"],
+    )
+    def matmul(lhs, rhs, out):
+        @compute()
+        async def mm(lhs_cb: CircularBuffer, rhs_cb: CircularBuffer, out_cb: CircularBuffer):
+            with lhs_cb.wait() as a, rhs_cb.wait() as b, out_cb.reserve() as o:
+                o.store(a @ b)
+
+        return Program(mm)(lhs, rhs, out)
+
+    matmul(TensorSpec((64, 96)), TensorSpec((96, 32)), TensorSpec((64, 32)))
+    ((module, _),) = driver
+    text = str(module)
+    for tiles in ("2x3", "3x1", "2x1"):
+        assert f"!d2m.cb<memref<{tiles}x!ttcore.tile" in text
+    assert 'iterator_types = [#ttcore.iterator_type<parallel>, #ttcore.iterator_type<parallel>, #ttcore.iterator_type<reduction>]' in text

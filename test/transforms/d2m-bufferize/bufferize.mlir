@@ -133,6 +133,62 @@ func.func @loop_carried(%in: !dram, %out: !dram) {
   return
 }
 
+// A block carried through two nested loops: the outer loop is streamed first, so the
+// inner loop's result is a value its body hands off to the outer CB's next block (and
+// the inner CB's final block is popped after that copy, never after the terminator).
+// CHECK-LABEL: func.func @nested_loops_carried
+// CHECK:      %[[OUTER:.*]] = d2m.local_cb
+// CHECK-NEXT: %[[INNER:.*]] = d2m.local_cb
+// CHECK:      scf.for %i
+// CHECK:        %[[CUR:.*]] = d2m.wait %[[OUTER]]
+// CHECK-NEXT:   %[[NEXT:.*]] = d2m.reserve %[[OUTER]]
+// CHECK:        scf.for %j
+// CHECK-NEXT:     d2m.wait %[[INNER]]
+// CHECK-NEXT:     d2m.reserve %[[INNER]]
+// CHECK:            d2m.tile_add
+// CHECK:          d2m.push %[[INNER]]
+// CHECK-NEXT:     d2m.pop %[[INNER]]
+// CHECK-NEXT:   }
+// CHECK-NEXT:   %[[ROW:.*]] = d2m.wait %[[INNER]]
+// CHECK-NEXT:   linalg.generic {{.*}} ins(%[[ROW]] : {{.*}}) outs(%[[NEXT]] : {{.*}})
+// CHECK:        d2m.pop %[[INNER]]
+// CHECK-NEXT:   d2m.push %[[OUTER]]
+// CHECK-NEXT:   d2m.pop %[[OUTER]]
+// CHECK-NEXT: }
+// CHECK-NEXT: d2m.wait %[[OUTER]]
+func.func @nested_loops_carried(%in: !dram, %out: !dram) {
+  d2m.generic {grid = #ttcore.grid<1x1>, block_factors = [1, 1], threads = [#d2m.thread<compute>]} ins(%in : !dram) outs(%out : !dram) {
+  ^bb0(%in_cb: !cb, %out_cb: !cb):
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %e = tensor.empty() : !t
+    %zero = linalg.generic {indexing_maps = [#id], iterator_types = ["parallel", "parallel"]} outs(%e : !t) {
+    ^bb0(%b: !tile):
+      %f = d2m.tile_fill 0.0 : !tile
+      linalg.yield %f : !tile
+    } -> !t
+    %acc = scf.for %i = %c0 to %c2 step %c1 iter_args(%outer = %zero) -> (!t) {
+      %row = scf.for %j = %c0 to %c2 step %c1 iter_args(%sum = %outer) -> (!t) {
+        %x = d2m.wait %in_cb : !cb -> !t
+        %e2 = tensor.empty() : !t
+        %next = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]} ins(%sum, %x : !t, !t) outs(%e2 : !t) {
+        ^bb0(%a: !tile, %b: !tile, %c: !tile):
+          %r = d2m.tile_add %a, %b : !tile
+          linalg.yield %r : !tile
+        } -> !t
+        d2m.pop %in_cb : !cb
+        scf.yield %next : !t
+      }
+      scf.yield %row : !t
+    }
+    %o = d2m.reserve %out_cb : !cb -> !t
+    d2m.store %o, %acc : !t, !t
+    d2m.push %out_cb : !cb
+  }
+  return
+}
+
 // A yielded value the iteration also reads (m = max(m, x); y = x - m) is computed into
 // an intermediate buffer, read from there, and copied into the carried CB's next block
 // (the unpacker cannot read the back block it would otherwise be written to).

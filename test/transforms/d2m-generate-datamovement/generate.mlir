@@ -158,3 +158,32 @@ func.func @explicit_and_unused(%in: !dram, %unused: !dram, %out: !dram) {
   }
   return
 }
+
+// -----
+
+!tile = !ttcore.tile<32x32, bf16>
+!l1 = memref<1x1x!tile, #ttcore.memory_space<l1>>
+!cb = !d2m.cb<!l1>
+!dram = memref<1x1x!tile, #ttcore.memory_space<dram>>
+
+// An input whose CB the compute thread fills itself (a scratch CB: tt-metal's
+// accumulation through a CB) gets no reader; the output still gets its writer.
+// CHECK-LABEL: func.func @compute_filled_input
+// CHECK:       threads = [#d2m.thread<compute>, #d2m.thread<datamovement>]
+// CHECK-NOT:   d2m.dma_read
+// CHECK:       d2m.dma_write %{{.*}}, %out
+// CHECK-NOT:   d2m.dma_read
+// CHECK:       return
+func.func @compute_filled_input(%acc: !dram, %out: !dram) {
+  d2m.generic {grid = #ttcore.grid<1x1>, block_factors = [1, 1], threads = [#d2m.thread<compute>]} ins(%acc : !dram) outs(%out : !dram) {
+  ^bb0(%acc_cb: !cb, %out_cb: !cb):
+    %a = d2m.reserve %acc_cb : !cb -> tensor<1x1x!tile>
+    d2m.push %acc_cb : !cb
+    %pre = d2m.wait %acc_cb : !cb -> tensor<1x1x!tile>
+    %o = d2m.reserve %out_cb : !cb -> tensor<1x1x!tile>
+    d2m.store %o, %pre : tensor<1x1x!tile>, tensor<1x1x!tile>
+    d2m.push %out_cb : !cb
+    d2m.pop %acc_cb : !cb
+  }
+  return
+}

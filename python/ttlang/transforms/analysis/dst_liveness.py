@@ -21,17 +21,21 @@ its engine (`FORMS`, shared with d2m-elementwise-fusion and d2m-lower-to-loops):
 
 `schedule_dst(generic, capacity)` walks the body in order as the hardware runs it and
 returns a `DstSchedule`: the steps (copies of CB tiles into DST, each op with the slot
-of its result and the engine computing it (`d2m.Engine`), spills) and the peak number of slots in use. A slot is freed after the
-last use of its value and reused; an in-place op whose operand is still needed later
-works on a copy; an operand needed twice by one op is copied once. When an op needs a
-slot and none is free, every value still needed is spilled (`Spill`): the DST section
-ends, the values go to a CB and are read back from there when used again. With
-`capacity=None` nothing is ever spilled and `peak` is the body's DST footprint per
-output tile (d2m-tile-subblock); d2m-dst-allocate writes a schedule into the IR.
+of its result and the engine computing it (`d2m.Engine`), spills) and the peak number
+of slots in use. A slot is freed after the last use of its value and reused; an
+in-place op whose operand is still needed later works on a copy; an operand needed
+twice by one op is copied once. When an op needs a slot and none is free, every value
+still needed is spilled (`Spill`): the DST section ends, the values go to a CB and are
+read back from there when used again. With `capacity=None` nothing is ever spilled and
+`peak` is the body's DST footprint per output tile (d2m-tile-subblock);
+d2m-dst-allocate writes a schedule into the IR.
 
-The body may hold a reduction part (ops accumulating over the reduction dimensions)
-and an epilogue (ops marked `d2m.epilogue` by d2m-elementwise-fusion, applied once to
-the final accumulator): the accumulator's slot is taken first and held throughout.
+The body may hold a prologue (ops marked `d2m.prologue` by d2m-accumulate-into-dst,
+run once to compute the accumulator's starting value), a reduction part (ops
+accumulating over the reduction dimensions) and an epilogue (ops marked `d2m.epilogue`
+by d2m-elementwise-fusion, applied once to the final accumulator): the accumulator's
+slot is taken first and held throughout (with a prologue, the prologue's result is the
+accumulator).
 """
 
 from __future__ import annotations
@@ -50,6 +54,10 @@ from ttlang.dialects import d2m
 EPILOGUE_ATTR = "d2m.epilogue"
 """Unit attribute on the body ops of a reduction generic that run once, after the
 reduction, on the final accumulator (a fused epilogue)."""
+
+PROLOGUE_ATTR = "d2m.prologue"
+"""Unit attribute on the body ops of a reduction generic that run once, before the
+reduction, to compute the accumulator's starting value in DST (d2m-accumulate-into-dst)."""
 
 DST_SLOT_ATTR = "d2m.dst_slot"
 """Integer attribute on a body op whose result d2m-dst-allocate placed in DST: the slot
@@ -146,6 +154,29 @@ class DstLivenessError(Exception):
 
 def is_epilogue(op: Operation) -> bool:
     return EPILOGUE_ATTR in op.attributes
+
+
+def is_prologue(op: Operation) -> bool:
+    return PROLOGUE_ATTR in op.attributes
+
+
+def output_is_undefined(op: GenericOp) -> bool:
+    """Whether `op` is the first to touch its output block since it was reserved, so
+    the block's contents (the accumulator's initial value) are undefined: a reduction
+    into it starts from its identity (DST's zeros, or -inf for a maximum)."""
+    output = op.outputs[0]
+    if not isinstance(output.owner, d2m.ReserveOp):
+        return False
+    block = op.parent_block()
+    for use in output.uses:
+        user = use.operation
+        if user is op:
+            continue
+        while user is not None and user.parent_block() is not block:
+            user = user.parent_op()
+        if user is None or user.is_before_in_block(op):
+            return False
+    return True
 
 
 def body_ops(generic: GenericOp) -> list[Operation]:
