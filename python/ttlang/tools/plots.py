@@ -165,8 +165,12 @@ def dst_occupancy(module: ModuleOp) -> Figure:
     generics = allocated_generics(module)
     if not generics:
         raise ValueError("no generic with DST slots: give the IR after d2m-dst-allocate")
-    figure = Figure(figsize=(10, 2.4 * len(generics) + 0.6), layout="constrained")
-    axes = np.atleast_1d(figure.subplots(len(generics), 1))
+    columns = 1 if len(generics) <= 2 else 3
+    rows = -(-len(generics) // columns)
+    figure = Figure(figsize=(5.5 * columns, 2.4 * rows + 0.6), layout="constrained")
+    axes = np.atleast_1d(figure.subplots(rows, columns)).flatten()
+    for ax in axes[len(generics) :]:
+        ax.remove()
     for ax, generic in zip(axes, generics):
         capacity = dst_capacity_of(generic)
         tiles = subblock_tiles(generic)
@@ -186,7 +190,8 @@ def dst_occupancy(module: ModuleOp) -> Figure:
         ax.set_xticks([index + 0.5 for index in range(len(ops))],
                       [op.name.removeprefix("d2m.").removeprefix("tile_") for op in ops], rotation=30, ha="right")
         ax.tick_params(labelsize=7)
-        ax.set_title(dst_report(generic, capacity).removeprefix("dst-report: "), fontsize=8)
+        body, _, counts = dst_report(generic, capacity).removeprefix("dst-report: generic ").partition(": ")
+        ax.set_title(f"{body}\n{counts}", fontsize=7)
     figure.suptitle("DST occupancy of one subblock section (d2m-dst-allocate; red: spill)", fontsize=10)
     return figure
 
