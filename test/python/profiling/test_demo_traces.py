@@ -23,7 +23,7 @@ def test_every_demo_trace_checks_against_its_report(tmp_path, monkeypatch, capsy
     demo.main()
     assert capsys.readouterr().out.count("PCC") == 2
     paths = [tmp_path / "demo.json", tmp_path / "demo.2.json"]
-    assert sorted(tmp_path.iterdir()) == paths
+    assert sorted(tmp_path.iterdir()) == sorted(paths)
     assert len(reports) == 2
     for path, report in zip(paths, reports):
         trace = check_trace(path, report)
