@@ -1,17 +1,20 @@
-"""FlashAttention forward, softmax(scale · Q Kᵀ) V, as one fused kernel per core.
+"""FlashAttention forward, softmax(scale · Q Kᵀ) V, as one fused kernel per core, written
+on implicit operands: the kernel is its compute thread and its grid mapping; the
+compiler generates the data movement (docs/dsl.md, "Implicit operands").
 
-The work units are (batch·head, Q chunk) pairs, dealt round-robin over the grid. For
-each of its units a core's reader streams the Q chunk and then every K/V chunk it
-needs through double-buffered CBs (the next chunk arrives while this one is used);
-the compute thread runs the online softmax over them in a loop, carrying the running
-row max m, row sum l and output accumulator acc; the writer stores acc / l. When every
-grid row works on one head at a time, the row shares its K/V reads: column 0 reads each
-K/V chunk from DRAM and multicasts it to the others (a semaphore handshake per chunk).
+q, k, v and out are [batch·heads, seq_len, head_dim]; the loop dims are (h, i, j):
+head, Q chunk, K/V chunk. Grid rows split the heads, grid columns the Q chunks, so
+core (y, x) owns a contiguous range of heads and of Q chunks. The generated reader
+streams each Q chunk and then every K/V chunk of its head through double-buffered CBs
+(the next chunk arrives while this one is used); since k and v do not depend on the
+Q chunk, every core of a grid row reads the same K/V chunks: column 0 reads them from
+DRAM and multicasts them to the row. The compute thread runs the online softmax over
+the K/V chunks, carrying the running row max m, row sum l and accumulator acc; the
+generated writer stores acc / l.
 
-Causal attention skips the K/V chunks above the diagonal (the loop stops at a bound
-computed from the Q chunk's index) and adds a 0 / −inf mask to the scores of the
-chunks on it, in a second loop: the mask blocks are cut by the reader from one band
-built on the host (`causal_mask_band`).
+Causal attention still runs the hand-written kernel of
+examples/flash_attention_explicit.py (`kernel="explicit"`), which reads its causal
+mask from a host tensor, until this kernel computes the mask from indices.
 
     python examples/flash_attention.py
 """
@@ -25,173 +28,77 @@ import time
 from dataclasses import dataclass
 
 import torch
-from ttlang import (
-    Program,
-    Semaphore,
-    TensorAccessor,
-    TensorSpec,
-    compute,
-    core_index,
-    datamovement,
-    dma,
-    full,
-    maximum,
-    pykernel_gen,
-    zeros,
-)
+from ttlang import Program, TensorSpec, compute, full, maximum, pykernel_gen, zeros
 from ttlang.dsl.diagnostics import KernelError
 from ttlang.device import load_device
+
+try:  # imported as examples.flash_attention (tests, bench), or run as a script
+    from examples import flash_attention_explicit as explicit
+except ModuleNotFoundError:
+    import flash_attention_explicit as explicit
 
 TILE = 32
 NEG_INF = float("-inf")
 
 
+def by_query(h, i, j):
+    return (h, i, 0)
+
+
+def by_key(h, i, j):
+    return (h, j, 0)
+
+
 @functools.cache
-def flash_attention_kernel(grid, q_chunk, k_chunk, head_dim, causal, fp32_dest_acc, kv_dtype="bfloat16"):
-    """The kernel for one grid, chunk size pair, head size, masking, DST mode and K/V
-    device dtype (they fix its CB blocks, formats and compute configuration); cached,
-    so its compilations are too."""
+def flash_attention_kernel(grid, q_chunk, k_chunk, head_dim, fp32_dest_acc, kv_dtype="bfloat16"):
+    """The kernel for one grid, chunk size pair, head size, DST mode and K/V device
+    dtype (they fix its CB blocks, formats and compute configuration); cached, so its
+    compilations are too."""
     qt, kt, dt = q_chunk // TILE, k_chunk // TILE, head_dim // TILE
-    mask_block = (qt, kt) if causal else (1, 1)  # non-causal: an unused one-tile CB
 
     @pykernel_gen(
         grid=grid,
-        block_factors=[(qt, dt), (kt, dt), (kt, dt), mask_block, (qt, dt)],
+        block_factors=[(1, qt, dt), (1, kt, dt), (1, kt, dt), (1, qt, dt)],
+        indexing_maps=[by_query, by_key, by_key, by_query],
+        iterator_types=["parallel", "parallel", "reduction"],
         fp32_dest_acc_en=fp32_dest_acc,
         dtypes={"k": kv_dtype, "v": kv_dtype},  # "bfloat8_b": K and V as tt-metal's SDPA keeps them
         math_approx_mode=True,  # approximate exp, as tt-metal's SDPA
     )
-    def flash_attention(q, k, v, mask, out, seq_len: int = 0, scale: float = 1.0):
-        q_acc, k_acc, v_acc = TensorAccessor(q), TensorAccessor(k), TensorAccessor(v)
-        mask_acc, out_acc = TensorAccessor(mask), TensorAccessor(out)
-        q_chunks, kv_chunks = seq_len // q_chunk, seq_len // k_chunk
-        units, cores = q.shape[0] // q_chunk, grid[0] * grid[1]
+    def flash_attention(q, k, v, out, scale: float = 1.0):
+        units = (q.shape[0] // grid[0]) * (q.shape[1] // q_chunk // grid[1])
+        kv_chunks = k.shape[1] // k_chunk
 
-        def chunk_of(unit):
-            """The Q chunk (row block of q and out, over all heads) of a core's `unit`th
-            unit. Units are dealt round-robin; causal rounds alternate direction, so a
-            core's short rows of the triangle pair with long ones, as in tt-metal."""
-            if not causal or units < 2 * cores:
-                return unit
-            deal = unit // cores
-            backwards = (deal % 2) * (1 - deal // (units // cores))  # odd, complete rounds
-            return unit + backwards * (cores - 1 - 2 * (unit % cores))
-
-        # When a grid row works on one head at a time (its columns on consecutive Q
-        # chunks), column 0 reads each K/V chunk from DRAM and multicasts it to the row.
-        # Not with paired causal rounds: the row would go at its longest unit's pace.
-        shared = grid[1] > 1 and q_chunks % grid[1] == 0 and (not causal or units < 2 * cores)
-
-        def kv_range(chunk):
-            """K/V chunks Q chunk `chunk` attends to: [0, diagonal) whole, [diagonal, end) masked."""
-            if not causal:
-                return kv_chunks, kv_chunks
-            first_row = (chunk % q_chunks) * q_chunk
-            return first_row // k_chunk, (first_row + q_chunk + k_chunk - 1) // k_chunk
-
-        def kv_reads(unit):
-            """K/V chunks the core receives for `unit`: its own, or if shared its row's
-            last (causal: the longest) Q chunk's."""
-            last = unit - unit % grid[1] + grid[1] - 1  # the unit of the row's last column
-            return kv_range(chunk_of(last if shared else unit))[1]
-
-        def online_softmax(q, k, v, m, l, acc, mask=None):
+        def online_softmax(q, k, v, m, l, acc):
             s = q @ k.transpose()
-            if mask is not None:
-                s = s + mask
             m_new = maximum(m, s.rowmax())
             p = (s - m_new).exp()
             alpha = (m - m_new).exp()  # rescales what was summed under the old max
             return m_new, l * alpha + p.rowsum(), acc * alpha + p @ v
 
         @compute()
-        def attention(q_cb, k_cb, v_cb, mask_cb, out_cb, ready: Semaphore, valid: Semaphore):
-            for unit in range(core_index(0) * grid[1] + core_index(1), units, cores):
-                diagonal, end = kv_range(chunk_of(unit))
+        def attention(q_cb, k_cb, v_cb, out_cb):
+            for _ in range(units):
                 with q_cb.wait() as q_blk:
                     q_scaled = q_blk * scale
-                    m = full((q_chunk, 1), NEG_INF)
-                    l = zeros((q_chunk, 1))
-                    acc = zeros((q_chunk, head_dim))
-                    for _ in range(diagonal):
+                    m = full((1, q_chunk, 1), NEG_INF)
+                    l = zeros((1, q_chunk, 1))
+                    acc = zeros((1, q_chunk, head_dim))
+                    for _ in range(kv_chunks):
                         with k_cb.wait() as k_blk, v_cb.wait() as v_blk:
                             m, l, acc = online_softmax(q_scaled, k_blk, v_blk, m, l, acc)
-                    if causal:
-                        for _ in range(diagonal, end):
-                            with (
-                                k_cb.wait() as k_blk,
-                                v_cb.wait() as v_blk,
-                                mask_cb.wait() as mask_blk,
-                            ):
-                                m, l, acc = online_softmax(
-                                    q_scaled, k_blk, v_blk, m, l, acc, mask_blk
-                                )
-                    for _ in range(end, kv_reads(unit)):  # the row's, past this chunk's end
-                        with k_cb.wait() as k_blk, v_cb.wait() as v_blk:
-                            pass
                 with out_cb.reserve() as o:
                     o.store(acc / l)
 
-        @datamovement()
-        def reader(q_cb, k_cb, v_cb, mask_cb, out_cb, ready: Semaphore, valid: Semaphore):
-            for unit in range(core_index(0) * grid[1] + core_index(1), units, cores):
-                chunk = chunk_of(unit)
-                diagonal, end = kv_range(chunk)
-                kv_first = (chunk // q_chunks) * (seq_len // TILE)  # its head's first K/V tile row
-                with q_cb.reserve() as blk:
-                    dma(q_acc[chunk * qt, 0], blk).wait()
-                for j in range(kv_reads(unit)):
-                    with k_cb.reserve() as k_blk, v_cb.reserve() as v_blk:
-                        if not shared or core_index(1) == 0:
-                            k_read = dma(k_acc[kv_first + j * kt, 0], k_blk)
-                            v_read = dma(v_acc[kv_first + j * kt, 0], v_blk)
-                            k_read.wait()
-                            v_read.wait()
-                        if shared and core_index(1) == 0:
-                            ready.wait(grid[1] - 1, reset=0)  # the row has reserved its blocks
-                            row = (core_index(0), 1), (1, grid[1] - 1)
-                            k_send = dma(k_blk, k_blk, core=row[0], mcast=row[1])
-                            v_send = dma(v_blk, v_blk, core=row[0], mcast=row[1])
-                            k_send.wait()
-                            v_send.wait()
-                            valid.set(1, core=row[0], mcast=row[1])
-                        if shared and core_index(1) != 0:
-                            ready.inc(1, core=(core_index(0), 0))
-                            valid.wait(1, reset=0)
-                    if causal and j >= diagonal and j < end:
-                        with mask_cb.reserve() as blk:
-                            dma(
-                                mask_acc[0, kt - 1 + j * kt - (chunk % q_chunks) * qt],
-                                blk,
-                            ).wait()
-
-        @datamovement()
-        def writer(q_cb, k_cb, v_cb, mask_cb, out_cb, ready: Semaphore, valid: Semaphore):
-            for unit in range(core_index(0) * grid[1] + core_index(1), units, cores):
-                with out_cb.wait() as blk:
-                    dma(blk, out_acc[chunk_of(unit) * qt, 0]).wait()
-
-        return Program(attention, reader, writer)(q, k, v, mask, out)
+        return Program(attention)(q, k, v, out)
 
     return flash_attention
 
 
-def causal_mask_band(q_chunk: int, k_chunk: int) -> torch.Tensor:
-    """The additive masks of all diagonal blocks as one band: the mask of Q chunk i and
-    K chunk j is the block at column k_chunk − 32 + j·k_chunk − i·q_chunk, and
-    band[r, c] is −inf where key c − (k_chunk − 32) lies past query r."""
-    offset = k_chunk - TILE
-    rows = torch.arange(q_chunk).unsqueeze(1)
-    keys = torch.arange(offset + q_chunk - TILE + k_chunk).unsqueeze(0) - offset
-    return (
-        torch.zeros(rows.shape[0], keys.shape[1])
-        .masked_fill(keys > rows, NEG_INF)
-        .to(torch.bfloat16)
-    )
-
-
 # ------------------------------------------------------------------ host side
 
+KERNELS = ("implicit", "explicit")
+"""`implicit`: the kernel above; `explicit`: examples/flash_attention_explicit.py's."""
 DEVICE_GRID = load_device().grid.compute_grid
 """The cores (rows, cols) the n150 gives kernels (its device description)."""
 N150_CORES = 64
@@ -209,7 +116,8 @@ class FlashAttention:
     scale: float
     q_chunk: int
     k_chunk: int
-    grid: tuple[int, int]
+    grid: tuple[int, int]  # the cores the kernel runs on
+    kernel: str  # one of KERNELS
     artifact: object  # ttlang.driver.Artifact
     compile_seconds: float  # Python -> C++ (0 when it came from the cache)
 
@@ -222,10 +130,13 @@ class FlashAttention:
 
     def run(self, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
         batch, heads, seq_len, head_dim = self.shape
-        rows = batch * heads * seq_len
-        q2, k2, v2 = (t.to(torch.bfloat16).reshape(rows, head_dim).contiguous() for t in (q, k, v))
-        out = torch.zeros(rows, head_dim, dtype=torch.bfloat16)
-        self.artifact.run([q2, k2, v2, _mask(self.causal, self.q_chunk, self.k_chunk), out])
+        layout = _layout(self.shape, self.kernel)
+        q2, k2, v2 = (t.to(torch.bfloat16).reshape(layout).contiguous() for t in (q, k, v))
+        out = torch.zeros(layout, dtype=torch.bfloat16)
+        if self.kernel == "implicit":
+            self.artifact.run([q2, k2, v2, out])
+        else:
+            self.artifact.run([q2, k2, v2, _mask(self.causal, self.q_chunk, self.k_chunk), out])
         return out.reshape(self.shape)
 
     def perf_summary(self) -> str:
@@ -241,10 +152,29 @@ class FlashAttention:
         )
 
 
+def _layout(shape, kernel: str) -> tuple[int, ...]:
+    """How a kernel takes q, k, v and out: [B·H, S, D] (implicit), [B·H·S, D] (explicit)."""
+    batch, heads, seq_len, head_dim = shape
+    if kernel == "implicit":
+        return (batch * heads, seq_len, head_dim)
+    return (batch * heads * seq_len, head_dim)
+
+
 def _mask(causal: bool, q_chunk: int, k_chunk: int) -> torch.Tensor:
     if causal:
-        return causal_mask_band(q_chunk, k_chunk)
+        return explicit.causal_mask_band(q_chunk, k_chunk)
     return torch.zeros(TILE, TILE, dtype=torch.bfloat16)
+
+
+def implicit_grid(shape, q_chunk: int, grid) -> tuple[int, int]:
+    """The cores the implicit kernel splits the work over: as many grid rows as divide
+    the heads, as many columns as divide the Q chunks (each core gets the same work)."""
+    batch, heads, seq_len, _ = shape
+
+    def divisor(n: int, at_most: int) -> int:
+        return max(d for d in range(1, at_most + 1) if n % d == 0)
+
+    return divisor(batch * heads, grid[0]), divisor(seq_len // q_chunk, grid[1])
 
 
 def compile_flash_attention(
@@ -256,9 +186,11 @@ def compile_flash_attention(
     k_chunk=None,
     grid=(8, 8),
     fp32_dest_acc=False,
+    kernel=None,
     kv_dtype="bfloat16",
 ) -> FlashAttention:
-    """Compiles FlashAttention for q, k, v of `shape` [B, H, S, D]. An explicit chunk
+    """Compiles FlashAttention for q, k, v of `shape` [B, H, S, D] with `kernel` (one of
+    KERNELS; default: implicit, explicit when causal). An explicit chunk
     size that cannot work raises ValueError. Chunk sizes left as None follow what the
     cost model rewards (bench/flash_attention.py): the largest Q chunk that gives every
     core a unit (causal: two, a short and a long row of the triangle, if Q chunks
@@ -269,6 +201,11 @@ def compile_flash_attention(
     batch, heads, seq_len, head_dim = shape
     grid = tuple(grid)
     _check_shape(shape, grid)
+    kernel = kernel or ("explicit" if causal else "implicit")
+    if kernel not in KERNELS or (causal and kernel == "implicit"):
+        raise ValueError(
+            f"kernel={kernel!r}: choose one of {KERNELS}; causal attention needs 'explicit'"
+        )
     scale = 1.0 / math.sqrt(head_dim) if scale is None else float(scale)
     cores = grid[0] * grid[1]
 
@@ -287,11 +224,22 @@ def compile_flash_attention(
             diagonal_width = max(q_size, 128)
             k_options = sorted(k_options, key=lambda c: (c > diagonal_width, -c))
         for k_size in k_options:
-            kernel = flash_attention_kernel(grid, q_size, k_size, head_dim, causal, fp32_dest_acc, kv_dtype)
+            if kernel == "implicit":
+                cores = implicit_grid(shape, q_size, grid)
+                compiled = flash_attention_kernel(
+                    cores, q_size, k_size, head_dim, fp32_dest_acc, kv_dtype
+                )
+                params = {"scale": scale}
+            else:
+                cores = grid
+                compiled = explicit.flash_attention_kernel(
+                    grid, q_size, k_size, head_dim, causal, fp32_dest_acc, kv_dtype
+                )
+                params = {"seq_len": seq_len, "scale": scale}
             start = time.perf_counter()
-            specs = _specs(shape, causal, q_size, k_size)
+            specs = _specs(shape, causal, q_size, k_size, kernel)
             try:
-                artifact = kernel.compile(*specs, seq_len=seq_len, scale=scale)
+                artifact = compiled.compile(*specs, **params)
             except KernelError as error:  # program assembly's L1 budget check
                 needed = re.search(r"circular buffers need (\d+) KiB of L1", str(error))
                 if needed is None:
@@ -302,7 +250,9 @@ def compile_flash_attention(
                 )
                 continue
             seconds = time.perf_counter() - start
-            return FlashAttention(shape, causal, scale, q_size, k_size, grid, artifact, seconds)
+            return FlashAttention(
+                shape, causal, scale, q_size, k_size, cores, kernel, artifact, seconds
+            )
     raise ValueError("no chunk sizes fit a core: " + "; ".join(failures))
 
 
@@ -317,6 +267,7 @@ def flash_attention(
     k_chunk=None,
     grid=(8, 8),
     fp32_dest_acc=False,
+    kernel=None,
     kv_dtype="bfloat16",
 ) -> torch.Tensor:
     """softmax(scale · q kᵀ [+ causal mask]) v for q, k, v of shape [B, H, S, D] (bf16; S
@@ -333,6 +284,7 @@ def flash_attention(
         k_chunk=k_chunk,
         grid=grid,
         fp32_dest_acc=fp32_dest_acc,
+        kernel=kernel,
         kv_dtype=kv_dtype,
     )
     return compiled.run(q, k, v)
@@ -362,14 +314,12 @@ def _chunk_options(name: str, chunk: int | None, seq_len: int) -> list[int]:
     return [chunk]
 
 
-def _specs(shape, causal: bool, q_chunk: int, k_chunk: int) -> list[TensorSpec]:
-    batch, heads, seq_len, head_dim = shape
-    rows = batch * heads * seq_len
+def _specs(shape, causal: bool, q_chunk: int, k_chunk: int, kernel: str) -> list[TensorSpec]:
+    tensor = TensorSpec(_layout(shape, kernel))
+    if kernel == "implicit":
+        return [tensor] * 4
     mask_shape = tuple(_mask(causal, q_chunk, k_chunk).shape)
-    return [TensorSpec((rows, head_dim))] * 3 + [
-        TensorSpec(mask_shape),
-        TensorSpec((rows, head_dim)),
-    ]
+    return [tensor] * 3 + [TensorSpec(mask_shape), tensor]
 
 
 def main() -> None:
@@ -386,7 +336,7 @@ def main() -> None:
         error = (out - expected).abs().max().item()
         print(
             f"FlashAttention {'causal' if causal else 'non-causal'} {list(shape)}, "
-            f"q_chunk {compiled.q_chunk}, k_chunk {compiled.k_chunk}, grid "
+            f"{compiled.kernel} kernel, q_chunk {compiled.q_chunk}, k_chunk {compiled.k_chunk}, grid "
             f"{compiled.grid[0]}x{compiled.grid[1]}: PCC {pcc:.6f}, max abs error {error:.4f} "
             f"vs torch SDPA\n  modeled: {compiled.perf_summary()}"
         )

@@ -1,5 +1,7 @@
 #include "cost_table.h"
 
+#include <algorithm>
+
 namespace ttemu {
 
 int fidelity_phases(MathFidelity fidelity) {
@@ -24,6 +26,12 @@ const char* fidelity_name(MathFidelity fidelity) {
 
 uint64_t matmul_tile_cycles(const CostTable& cost, MathFidelity fidelity) {
   return cost.matmul_tile_per_phase * static_cast<uint64_t>(fidelity_phases(fidelity));
+}
+
+uint64_t matmul_tile_cycles(const CostTable& cost, MathFidelity fidelity, DataFormat in0, DataFormat in1) {
+  uint64_t cycles = matmul_tile_cycles(cost, fidelity);
+  if (in0 == DataFormat::Bfp8_b || in1 == DataFormat::Bfp8_b) cycles = std::max(cycles, cost.matmul_tile_floor_bfp8_b);
+  return cycles;
 }
 
 double peak_flops_per_cycle(const CostTable& cost, MathFidelity fidelity) {

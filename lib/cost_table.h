@@ -11,6 +11,7 @@
 #include <cstdint>
 
 #include "device_description.h"
+#include "ttemu/kernel_bridge.h"
 
 namespace ttemu {
 
@@ -20,8 +21,12 @@ enum class MathFidelity { LoFi, HiFi2, HiFi3, HiFi4 };
 int fidelity_phases(MathFidelity fidelity);
 const char* fidelity_name(MathFidelity fidelity);
 
-// Cycles of one matmul_tiles at `fidelity`.
+// Cycles of the matrix engine for one 32x32x32 tile at `fidelity` (16 per phase): the
+// peak rate.
 uint64_t matmul_tile_cycles(const CostTable& cost, MathFidelity fidelity);
+// Cycles of one matmul_tiles on operands of formats `in0` and `in1`: the engine's cycles,
+// but not fewer than the floor of a bfp8_b operand (bf16 and fp32 have no floor yet).
+uint64_t matmul_tile_cycles(const CostTable& cost, MathFidelity fidelity, DataFormat in0, DataFormat in1);
 // Peak FLOP per cycle per core at `fidelity`: one 32x32x32 tile per matmul_tile_cycles.
 double peak_flops_per_cycle(const CostTable& cost, MathFidelity fidelity);
 

@@ -195,6 +195,7 @@ DeviceDescription load_device_description(const std::string& path) {
   CostTable& cost = device.cost;
   const std::pair<const char*, uint64_t*> cycles[] = {
       {"matmul_tile_per_phase", &cost.matmul_tile_per_phase},
+      {"matmul_tile_floor_bfp8_b", &cost.matmul_tile_floor_bfp8_b},
       {"eltwise_add_tile", &cost.eltwise_add_tile},
       {"eltwise_mul_tile_per_phase", &cost.eltwise_mul_tile_per_phase},
       {"reduce_tile", &cost.reduce_tile},

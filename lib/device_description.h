@@ -16,6 +16,7 @@ namespace ttemu {
 // Cycles per kernel API call ([cost]); see docs/cost_model.md for each entry's source.
 struct CostTable {
   uint64_t matmul_tile_per_phase;
+  uint64_t matmul_tile_floor_bfp8_b;  // a matmul tile with a bfp8_b operand takes at least this
   uint64_t eltwise_add_tile;
   uint64_t eltwise_mul_tile_per_phase;
   uint64_t reduce_tile;

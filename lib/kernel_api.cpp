@@ -298,7 +298,7 @@ void matmul_tiles(uint32_t cb0, uint32_t cb1, uint32_t tile0, uint32_t tile1, ui
   device().thread().tiles_unpacked += 2;
   core.dst().mark_written(dst);
   core.add_flops(2ull * kTileRows * kTileCols * kTileCols);
-  scheduler().advance(matmul_tile_cycles(costs(), device().config().math_fidelity));
+  scheduler().advance(matmul_tile_cycles(costs(), device().config().math_fidelity, in0.format(), in1.format()));
 }
 
 void reduce_tile(ReducePool pool, ReduceAxis axis, uint32_t cb, uint32_t cb_scaler, uint32_t tile,

@@ -68,8 +68,10 @@ def matmul(
     subblock: tuple[int, int] = (2, 4),
     multicast: bool = False,
     compute_config: ComputeConfig = ComputeConfig(),
+    in_format: str = "bf16",
 ) -> Program:
-    """out = a @ b with the output split into equal blocks over the grid (buffers a, b, out).
+    """out = a @ b with the output split into equal blocks over the grid (buffers a, b, out;
+    a and b, and their CBs, in `in_format`).
 
     Each core loops over K in blocks of `k_block` tiles; `subblock` (rows, cols) of
     output tiles must fit DST. Without `multicast` every core reads its a and b blocks
@@ -109,14 +111,14 @@ def matmul(
         grid=grid,
         kernels=kernels,
         cbs=[
-            CBConfig(cb_in0, 2 * mt * k_block, page),
-            CBConfig(cb_in1, 2 * k_block * nt, page),
+            CBConfig(cb_in0, 2 * mt * k_block, tile_size_bytes(in_format), in_format),
+            CBConfig(cb_in1, 2 * k_block * nt, tile_size_bytes(in_format), in_format),
             CBConfig(cb_out, mt * nt, page),
             CBConfig(cb_partial, mt * nt, page),
         ],
         buffers=[
-            DramBuffer("a", (m, k)),
-            DramBuffer("b", (k, n)),
+            DramBuffer("a", (m, k), in_format),
+            DramBuffer("b", (k, n), in_format),
             DramBuffer("out", (m, n), is_input=False, is_output=True),
         ],
         runtime_args=runtime_args,

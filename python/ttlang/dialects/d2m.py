@@ -479,10 +479,20 @@ def _verify_thread_arguments(
 # --------------------------------------------------------------------------- CB ops
 
 
+def unpacked_block(block: MemRefType) -> MemRefType:
+    """A CB's block as compute sees it: its tiles as the unpacker hands them to the
+    math engines (`TileType.unpacked`: bfp8_b tiles as bf16), in the same L1 block."""
+    tile = block.get_element_type()
+    if not isinstance(tile, TileType) or tile.unpacked() == tile:
+        return block
+    return MemRefType(tile.unpacked(), block.get_shape(), memory_space=block.memory_space)
+
+
 class _CBBlockOp(IRDLOperation):
     """Base of wait/reserve: returns the CB's current block, as a tensor (compute
-    regions before bufferization) or as the CB's L1 memref. The tensor holds the tiles
-    as compute sees them (`TileType.unpacked`: a bfp8_b block is a tensor of bf16 tiles)."""
+    regions before bufferization) or as the CB's L1 memref. A compute region sees the
+    tiles as the unpacker hands them over (`unpacked_block`: a bfp8_b block is a tensor
+    or memref of bf16 tiles); a data-movement region moves the CB's own block."""
 
     cb = operand_def(CBType)
     result = result_def(TensorType | MemRefType)
@@ -497,13 +507,12 @@ class _CBBlockOp(IRDLOperation):
         block = self.cb.type.block
         result = self.result.type
         if isinstance(result, MemRefType):
-            if result != block:
+            if result != block and result != unpacked_block(block):
                 raise VerifyException(
                     f"returns the CB's block, {block}, but the result type is {result}."
                 )
         elif isinstance(result, TensorType):
-            tile = block.get_element_type()
-            unpacked = tile.unpacked() if isinstance(tile, TileType) else tile
+            unpacked = unpacked_block(block).get_element_type()
             if (result.get_shape(), result.get_element_type()) != (block.get_shape(), unpacked):
                 raise VerifyException(
                     f"returns a tensor of the CB's block shape and element type "

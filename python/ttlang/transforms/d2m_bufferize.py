@@ -1,7 +1,8 @@
 """d2m-bufferize: the compute thread's tensors become L1 memrefs.
 
 After this pass no tensor is left in a compute region. `d2m.wait`/`d2m.reserve`
-return their CB's L1 block, and every `linalg.generic` writes a block:
+return their CB's L1 block (as compute sees it, `d2m.unpacked_block`: a bfp8_b CB's
+block as bf16 tiles), and every `linalg.generic` writes a block:
 
 - a generic whose only use is `d2m.store` into a block reserved before it writes that
   block directly (the store disappears: no copy);
@@ -89,7 +90,7 @@ from xdsl.pattern_rewriter import (
 from xdsl.rewriter import InsertPoint
 
 from ttlang.dialects import d2m
-from ttlang.dialects.ttcore import MemorySpace, MemorySpaceAttr, TileType
+from ttlang.dialects.ttcore import MemorySpace, MemorySpaceAttr
 from ttlang.transforms.compute_region import (
     ancestor_in_block,
     compute_entry,
@@ -130,14 +131,11 @@ def _cb_block_type(cb: SSAValue) -> MemRefType:
 
 
 def copy_generic(source: SSAValue, destination: SSAValue) -> linalg.GenericOp:
-    """An identity `linalg.generic` copying the block `source` into `destination`
-    (through DST: its body sees the tiles unpacked, e.g. bfp8_b as bf16)."""
+    """An identity `linalg.generic` copying the block `source` into `destination`."""
     source_type = source.type
     assert isinstance(source_type, MemRefType)
     rank = source_type.get_num_dims()
     tile = source_type.get_element_type()
-    assert isinstance(tile, TileType)
-    tile = tile.unpacked()
     body = Block(arg_types=[tile, tile])
     body.add_op(linalg.YieldOp(body.args[0]))
     identity = AffineMapAttr(AffineMap.identity(rank))
@@ -209,12 +207,13 @@ class StreamLoopCarriedBlocks(RewritePattern):
 
 
 class BufferizeCBBlock(RewritePattern):
-    """d2m.wait/reserve returning a tensor -> returning the CB's L1 block."""
+    """d2m.wait/reserve returning a tensor -> returning the CB's L1 block (its tiles as
+    compute sees them)."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: d2m.WaitOp | d2m.ReserveOp, rewriter: PatternRewriter) -> None:
         if isinstance(op.result.type, TensorType) and compute_entry(op) is not None:
-            rewriter.replace(op, type(op)(op.cb, _cb_block_type(op.cb)))
+            rewriter.replace(op, type(op)(op.cb, d2m.unpacked_block(_cb_block_type(op.cb))))
 
 
 class BufferizeGeneric(RewritePattern):

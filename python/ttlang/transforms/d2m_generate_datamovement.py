@@ -19,15 +19,19 @@ by the generic's iteration space (docs/dsl.md, "Implicit operands"):
   (m, n, k), its `out` (m, n) once per (m, n), after the k loop. The compute thread
   must consume (produce) the blocks in that order.
 
-Inputs get a reader: `reserve`, `dma_read` of the block, `dma_wait`, `push`. An input
-whose map does not use the loop dim of a grid dim (matmul's `a` has no n: every core
-of a grid row reads the same blocks) is read once per grid row (column, or grid) by
-its first core and multicast to the others with tt-metal's handshake on two new
-semaphores: each receiver reserves its block and increments the sender's `ready`; the
-sender waits for all of them, multicasts the block into the same CB slot and sets
-their `valid`. Outputs get a writer: `wait`, `dma_write`, `dma_wait`, `pop`. CBs keep
-their block count (2 by default: the reader fills one block while compute uses the
-other).
+Inputs get a reader: `reserve`, `dma_read` of the block, `dma_wait`, `push` (the reads
+of one loop level are all issued before the first wait). An input whose map does not
+use the loop dim of a grid dim (matmul's `a` has no n: every core of a grid row reads
+the same blocks) is read once per grid row (column, or grid) by its first core and
+multicast to the others with tt-metal's handshake on two new semaphores per set of
+shared grid dims: each receiver reserves its blocks and increments the sender's
+`ready`; the sender reads the blocks, waits for all receivers, multicasts the blocks
+into the same CB slots and sets their `valid` (inputs moving at one level with the
+same senders, like FlashAttention's k and v, share one handshake; a core first takes
+one branch per combination of its roles, in which it issues all its DRAM reads and
+`ready`s before the handshakes, run in the same order on every core). Outputs get a
+writer: `wait`, `dma_write`, `dma_wait`, `pop`. CBs keep their block count (2 by
+default: the reader fills one block while compute uses the other).
 
 The reader goes into the first data-movement thread whose body is empty (`pass`),
 the writer into the next; missing ones are added as new data-movement threads.
@@ -41,31 +45,44 @@ Before (2x2 grid, 2x2-tile blocks of an 8x8-tile matmul; maps (m, k), (k, n), (m
       ... compute: per (m, n) of its 2x2 blocks, 4 K blocks of a and b, one out ...
     }
 
-After (the reader of `a`; `b` is the same along grid columns; the writer of `out`):
+After (the reader: `a` multicast along grid rows, `b` down grid columns; the writer
+of `out`):
 
     }, {
-    ^bb0(%a_cb: !cb, %b_cb: !cb, %out_cb: !cb, %a_ready: !d2m.semaphore, ...):
+    ^bb0(%a_cb: !cb, %b_cb: !cb, %out_cb: !cb, %a_ready: !d2m.semaphore,
+         %a_valid: !d2m.semaphore, %b_ready: !d2m.semaphore, %b_valid: !d2m.semaphore):
       %y = d2m.core_index(0)
       %x = d2m.core_index(1)
       %m0 = arith.muli %y, %c2 : index              // the core's first m block
       scf.for %m = %c0 to %c2 step %c1 {
         scf.for %n = %c0 to %c2 step %c1 {
           scf.for %k = %c0 to %c4 step %c1 {
-            %blk = d2m.reserve %a_cb : !cb -> memref<2x2x!tile, #l1>
-            %first = arith.cmpi eq, %x, %c0 : index
-            scf.if %first {
-              %tx = d2m.dma_read %a[%row, %col], %blk : ...
-              d2m.dma_wait %tx
-              d2m.semaphore_wait %a_ready, %c1 reset %c0
-              %mc = d2m.dma_mcast %blk, %blk core[%y, %c0] mcast[%c1, %c2] : ...
-              d2m.dma_wait %mc
-              d2m.semaphore_set %a_valid, %c1 core[%y, %c0] mcast[%c1, %c2]
+            %a_blk = d2m.reserve %a_cb : !cb -> memref<2x2x!tile, #l1>
+            %b_blk = d2m.reserve %b_cb : !cb -> memref<2x2x!tile, #l1>
+            %sends_a = arith.cmpi eq, %x, %c0 : index
+            %sends_b = arith.cmpi eq, %y, %c0 : index
+            scf.if %sends_a {
+              scf.if %sends_b {                      // core (0, 0): sends both
+                %ta = d2m.dma_read %a[%row, %col], %a_blk : ...
+                %tb = d2m.dma_read %b[%row2, %col2], %b_blk : ...
+                d2m.dma_wait %ta
+                d2m.dma_wait %tb
+                d2m.semaphore_wait %a_ready, %c1 reset %c0
+                %ma = d2m.dma_mcast %a_blk, %a_blk core[%y, %c0] mcast[%c1, %c2] : ...
+                d2m.dma_wait %ma
+                d2m.semaphore_set %a_valid, %c1 core[%y, %c0] mcast[%c1, %c2]
+                ... the same for b, down the column ...
+              } else { ... sends a, receives b ... }
             } else {
-              d2m.semaphore_inc %a_ready, %c1 core[%y, %c0]
-              d2m.semaphore_wait %a_valid, %c1 reset %c0
+              scf.if %sends_b { ... receives a, sends b ... } else {
+                d2m.semaphore_inc %a_ready, %c1 core[%y, %c0]
+                d2m.semaphore_inc %b_ready, %c1 core[%c0, %x]
+                d2m.semaphore_wait %a_valid, %c1 reset %c0
+                d2m.semaphore_wait %b_valid, %c1 reset %c0
+              }
             }
             d2m.push %a_cb : !cb
-            ... the same for b ...
+            d2m.push %b_cb : !cb
     }, {
       ... scf.for %m, %n: d2m.wait %out_cb, d2m.dma_write, d2m.dma_wait, d2m.pop ...
     }
@@ -313,7 +330,7 @@ class _RegionWriter:
         self,
         streams: Sequence[Stream],
         emit_stream,
-        semaphores: dict[int, tuple[SSAValue, SSAValue]],
+        semaphores: dict[tuple[int, ...], tuple[SSAValue, SSAValue]],
         writes_after_inner_loops: bool,
     ) -> None:
         """Loops over the core's blocks down to the deepest stream; each stream's block
@@ -366,62 +383,95 @@ def _read(
     block: Block,
     streams: Sequence[Stream],
     ivs: Sequence[SSAValue],
-    semaphores: dict[int, tuple[SSAValue, SSAValue]],
+    semaphores: dict[tuple[int, ...], tuple[SSAValue, SSAValue]],
 ) -> None:
     """Reads one block of each of `streams`: the DRAM reads are all issued before the
-    first is waited for (they overlap on the NoC); multicast blocks come after."""
+    first is waited for (they overlap on the NoC); then the multicast blocks, one
+    handshake per set of streams with the same senders."""
     emit = writer._emit
-    reads, multicasts = [], []
+    reads = []
+    multicasts: dict[tuple[int, ...], list[tuple[SSAValue, SSAValue, SSAValue, list[SSAValue]]]] = {}
     for stream in streams:
         cb = block_cb(writer, stream)
         l1_block = emit(d2m.ReserveOp(cb, cb.type.block), block).result
         indices = writer.tile_indices(block, stream, ivs)
         source = writer.generic.operands[stream.index]
-        if stream.index in semaphores:
-            multicasts.append((cb, stream, l1_block, source, indices))
+        if stream.shared_grid_dims:
+            multicasts.setdefault(stream.shared_grid_dims, []).append((cb, l1_block, source, indices))
         else:
             reads.append((cb, emit(d2m.DMAReadOp(source, indices, l1_block), block).tx))
     for cb, tx in reads:
         emit(d2m.DMAWaitOp(tx), block)
         emit(d2m.PushOp(cb), block)
-    for cb, stream, l1_block, source, indices in multicasts:
-        _multicast(writer, block, stream, semaphores[stream.index], l1_block, source, indices)
-        emit(d2m.PushOp(cb), block)
+    if multicasts:
+        groups = [(shared, semaphores[shared], members) for shared, members in multicasts.items()]
+        _multicast(writer, block, groups)
+        for _, _, members in groups:
+            for cb, *_ in members:
+                emit(d2m.PushOp(cb), block)
 
 
-def _multicast(
-    writer: _RegionWriter,
-    block: Block,
-    stream: Stream,
-    semaphores: tuple[SSAValue, SSAValue],
-    l1_block: SSAValue,
-    source: SSAValue,
-    indices: Sequence[SSAValue],
-) -> None:
-    """The first core along the stream's shared grid dims reads the block and multicasts
-    it to the others (tt-metal's ready / valid handshake)."""
+Member = tuple[SSAValue, SSAValue, SSAValue, list[SSAValue]]  # cb, L1 block, source, indices
+Group = tuple[tuple[int, ...], tuple[SSAValue, SSAValue], Sequence[Member]]  # shared dims, semaphores
+
+
+def _multicast(writer: _RegionWriter, block: Block, groups: Sequence[Group]) -> None:
+    """For each group, the first core along its shared grid dims reads the members'
+    blocks and multicasts them to the others (tt-metal's ready / valid handshake, once
+    per group). A core's role in every group is decided first (nested `scf.if`s, one
+    branch per combination), so that it issues all its DRAM reads and `ready`s before
+    its first handshake; every core runs the handshakes in group order."""
     emit, constant = writer._emit, writer.constant
-    ready, valid = semaphores
-    shared = stream.shared_grid_dims
-    sender = [constant(0) if g in shared else writer.core[g] for g in range(GRID_RANK)]
-    shape = [constant(writer.space.grid[g] if g in shared else 1) for g in range(GRID_RANK)]
-    receivers = prod(writer.space.grid[g] for g in shared) - 1
-    is_sender = None
-    for grid_dim in shared:
-        first = emit(arith.CmpiOp(writer.core[grid_dim], constant(0), "eq"), block).result
-        is_sender = first if is_sender is None else emit(arith.AndIOp(is_sender, first), block).result
-    send, receive = Block(), Block()
-    tx = emit(d2m.DMAReadOp(source, indices, l1_block), send).tx
-    emit(d2m.DMAWaitOp(tx), send)
-    emit(d2m.SemaphoreWaitOp(operands=[ready, constant(receivers), [constant(0)]]), send)
-    mcast = emit(d2m.DMAMulticastOp(l1_block, l1_block, sender, shape), send).tx
-    emit(d2m.DMAWaitOp(mcast), send)
-    emit(d2m.SemaphoreSetOp(operands=[valid, constant(1), sender, shape]), send)
-    send.add_op(scf.YieldOp())
-    emit(d2m.SemaphoreIncOp(operands=[ready, constant(1), sender]), receive)
-    emit(d2m.SemaphoreWaitOp(operands=[valid, constant(1), [constant(0)]]), receive)
-    receive.add_op(scf.YieldOp())
-    emit(scf.IfOp(is_sender, [], Region(send), Region(receive)), block)
+    conditions = []
+    for shared, _, _ in groups:
+        is_sender = None
+        for grid_dim in shared:
+            first = emit(arith.CmpiOp(writer.core[grid_dim], constant(0), "eq"), block).result
+            is_sender = first if is_sender is None else emit(arith.AndIOp(is_sender, first), block).result
+        conditions.append(is_sender)
+
+    def senders(shared: tuple[int, ...]) -> list[SSAValue]:
+        return [constant(0) if g in shared else writer.core[g] for g in range(GRID_RANK)]
+
+    def handshakes(branch: Block, sends: Sequence[bool]) -> None:
+        """A core's part in every group: its DRAM reads issued and its `ready`s sent
+        first, then the handshakes in group order."""
+        reads = [
+            emit(d2m.DMAReadOp(source, indices, l1), branch).tx
+            for (_, _, members), sending in zip(groups, sends)
+            if sending
+            for _, l1, source, indices in members
+        ]
+        for (shared, (ready, _), _), sending in zip(groups, sends):
+            if not sending:
+                emit(d2m.SemaphoreIncOp(operands=[ready, constant(1), senders(shared)]), branch)
+        for tx in reads:
+            emit(d2m.DMAWaitOp(tx), branch)
+        for (shared, (ready, valid), members), sending in zip(groups, sends):
+            if not sending:
+                emit(d2m.SemaphoreWaitOp(operands=[valid, constant(1), [constant(0)]]), branch)
+                continue
+            sender = senders(shared)
+            shape = [constant(writer.space.grid[g] if g in shared else 1) for g in range(GRID_RANK)]
+            receivers = prod(writer.space.grid[g] for g in shared) - 1
+            emit(d2m.SemaphoreWaitOp(operands=[ready, constant(receivers), [constant(0)]]), branch)
+            multicasts = [emit(d2m.DMAMulticastOp(l1, l1, sender, shape), branch).tx for _, l1, _, _ in members]
+            for tx in multicasts:
+                emit(d2m.DMAWaitOp(tx), branch)
+            emit(d2m.SemaphoreSetOp(operands=[valid, constant(1), sender, shape]), branch)
+
+    def decide(branch: Block, sends: list[bool]) -> None:
+        if len(sends) == len(groups):
+            handshakes(branch, sends)
+            return
+        send, receive = Block(), Block()
+        decide(send, [*sends, True])
+        decide(receive, [*sends, False])
+        send.add_op(scf.YieldOp())
+        receive.add_op(scf.YieldOp())
+        emit(scf.IfOp(conditions[len(sends)], [], Region(send), Region(receive)), branch)
+
+    decide(block, [])
 
 
 def _write(
@@ -429,7 +479,7 @@ def _write(
     block: Block,
     streams: Sequence[Stream],
     ivs: Sequence[SSAValue],
-    semaphores: dict[int, tuple[SSAValue, SSAValue]],
+    semaphores: dict[tuple[int, ...], tuple[SSAValue, SSAValue]],
 ) -> None:
     """Writes one block of each of `streams` to DRAM."""
     emit = writer._emit
@@ -479,22 +529,26 @@ def _thread_blocks(generic: d2m.GenericOp, needed: int) -> list[Block]:
     return free[:needed]
 
 
-def _add_semaphores(generic: d2m.GenericOp, streams: Sequence[Stream]) -> dict[int, tuple[int, int]]:
-    """Two new semaphores (ready, valid) per multicast stream, appended to the block
-    arguments of every region; returns their argument positions by operand index."""
-    per_stream = {}
+def _add_semaphores(
+    generic: d2m.GenericOp, streams: Sequence[Stream]
+) -> dict[tuple[int, ...], tuple[int, int]]:
+    """Two new semaphores (ready, valid) per set of grid dims inputs are multicast
+    along (every core runs the handshakes on one pair in the same order), appended to
+    the block arguments of every region; returns their argument positions."""
+    groups: dict[tuple[int, ...], list[str]] = {}
     for stream in streams:
-        if not stream.shared_grid_dims:
-            continue
-        positions = []
-        name = generic.operands[stream.index].name_hint or f"operand{stream.index}"
+        if stream.shared_grid_dims:
+            name = generic.operands[stream.index].name_hint or f"operand{stream.index}"
+            groups.setdefault(stream.shared_grid_dims, []).append(name)
+    positions = {}
+    for shared, names in groups.items():
         for region in generic.thread_regions:
             for role in ("ready", "valid"):
                 arg = region.block.insert_arg(d2m.SemaphoreType(), len(region.block.args))
-                arg.name_hint = f"{name}_{role}"
-            positions = [len(region.block.args) - 2, len(region.block.args) - 1]
-        per_stream[stream.index] = tuple(positions)
-    return per_stream
+                arg.name_hint = "_".join([*names, role])
+        count = len(generic.thread_regions[0].block.args)
+        positions[shared] = (count - 2, count - 1)
+    return positions
 
 
 def generate_datamovement(generic: d2m.GenericOp) -> None:
@@ -515,8 +569,8 @@ def generate_datamovement(generic: d2m.GenericOp) -> None:
         if not group:
             continue
         semaphores = {
-            index: (block.args[ready], block.args[valid])
-            for index, (ready, valid) in semaphore_positions.items()
+            shared: (block.args[ready], block.args[valid])
+            for shared, (ready, valid) in semaphore_positions.items()
         }
         writer = _RegionWriter(block, generic, space)
         writer.nest(group, emit_stream, semaphores, writes_after_inner_loops=emit_stream is _write)

@@ -207,6 +207,16 @@ func.func @wait_memref(%cb: !cb) {
 
 // -----
 
+// Compute sees a bfp8_b block as the unpacker hands it over: bf16 tiles.
+!cb = !d2m.cb<memref<2x2x!ttcore.tile<32x32, bfp8_b>, #ttcore.memory_space<l1>>>
+func.func @wait_bfp8_as_bfp8(%cb: !cb) {
+  // expected-error @+1 {{'d2m.wait' op returns a tensor of the CB's block shape and element type (memref<2x2x!ttcore.tile<32x32, bfp8_b>, #ttcore.memory_space<l1>>, !ttcore.tile<32x32, bf16> tiles as compute sees them), but the result type is tensor<2x2x!ttcore.tile<32x32, bfp8_b>>.}}
+  %blk = d2m.wait %cb : !cb -> tensor<2x2x!ttcore.tile<32x32, bfp8_b>>
+  return
+}
+
+// -----
+
 !cb = !d2m.cb<memref<2x2x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<l1>>>
 func.func @reserve_tensor(%cb: !cb) {
   // expected-error @+1 {{'d2m.reserve' op returns a tensor of the CB's block shape and element type}}

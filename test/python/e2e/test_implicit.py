@@ -8,6 +8,8 @@ import pytest
 import torch
 
 from e2e_kernels import TILE, assert_close, random_bf16
+from examples.matmul_implicit import main as matmul_example
+from examples.matmul_implicit import matmul_kernel
 from ttlang import (
     CircularBuffer,
     Program,
@@ -17,7 +19,6 @@ from ttlang import (
     datamovement,
     dma,
     pykernel_gen,
-    zeros,
 )
 from ttlang.dsl.diagnostics import KernelError
 
@@ -69,32 +70,6 @@ def test_elementwise_on_implicit_operands(grid, block, shard, pass_threads):
     kernel(a, b, out)
     # a*b rounded to bf16 then a*b + a rounded: two roundings of values below 2
     assert_close(out, a.float() * b.float() + a.float(), max_abs=BF16_ROUNDING, min_pcc=0.999)
-
-
-def matmul_kernel(grid, block, k_blocks, out_blocks):
-    """out = a @ b with maps (m, k), (k, n), (m, n): K streamed in `k_blocks` blocks,
-    `out_blocks` output blocks per core; a multicast along grid rows, b along columns."""
-
-    @pykernel_gen(
-        grid=grid,
-        block_factors=[(block, block)] * 3,
-        indexing_maps=[lambda m, n, k: (m, k), lambda m, n, k: (k, n), lambda m, n, k: (m, n)],
-        iterator_types=["parallel", "parallel", "reduction"],
-    )
-    def matmul(a, b, out):
-        @compute()
-        def mm(a_cb: CircularBuffer, b_cb: CircularBuffer, out_cb: CircularBuffer):
-            for _ in range(out_blocks):
-                acc = zeros((block * TILE, block * TILE))
-                for _ in range(k_blocks):
-                    with a_cb.wait() as x, b_cb.wait() as y:
-                        acc = acc + x @ y
-                with out_cb.reserve() as o:
-                    o.store(acc)
-
-        return Program(mm)(a, b, out)
-
-    return matmul
 
 
 @pytest.mark.parametrize(
@@ -157,3 +132,8 @@ def test_implicit_operands_the_grid_does_not_divide_are_a_kernel_error():
     assert "test_implicit.py" in message
     assert "d2m-generate-datamovement" in message
     assert "does not divide it" in message
+
+
+def test_matmul_example(capsys):
+    matmul_example()
+    assert "matches torch" in capsys.readouterr().out

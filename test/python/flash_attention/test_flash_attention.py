@@ -52,6 +52,15 @@ CASES = [
 ]
 
 
+KERNEL_CASES = [
+    pytest.param(*case.values, kernel, id=f"{case.id}-{kernel}")
+    for case in CASES
+    for kernel in (("explicit",) if case.values[1] else ("implicit", "explicit"))
+]
+"""Every case with each kernel that handles it: causal attention has only the explicit
+kernel (the implicit one does not compute the causal mask yet)."""
+
+
 def random_inputs(shape, seed: int):
     generator = torch.Generator().manual_seed(seed)
     return [torch.randn(shape, generator=generator).to(torch.bfloat16) for _ in range(3)]
@@ -62,8 +71,10 @@ def pcc(actual: torch.Tensor, expected: torch.Tensor) -> float:
     return torch.corrcoef(torch.stack([a, b]))[0, 1].item()
 
 
-@pytest.mark.parametrize("shape, causal, q_chunk, k_chunk, grid, fp32_dest_acc", CASES)
-def test_matches_torch_sdpa(fa, shape, causal, q_chunk, k_chunk, grid, fp32_dest_acc):
+@pytest.mark.parametrize(
+    "shape, causal, q_chunk, k_chunk, grid, fp32_dest_acc, kernel", KERNEL_CASES
+)
+def test_matches_torch_sdpa(fa, shape, causal, q_chunk, k_chunk, grid, fp32_dest_acc, kernel):
     q, k, v = random_inputs(shape, seed=sum(shape))
     out = fa.flash_attention(
         q,
@@ -74,6 +85,7 @@ def test_matches_torch_sdpa(fa, shape, causal, q_chunk, k_chunk, grid, fp32_dest
         k_chunk=k_chunk,
         grid=grid,
         fp32_dest_acc=fp32_dest_acc,
+        kernel=kernel,
     )
     expected = torch.nn.functional.scaled_dot_product_attention(
         q.float(), k.float(), v.float(), is_causal=causal
@@ -102,11 +114,26 @@ def test_default_chunks_give_every_core_a_unit(fa):
     assert compiled.q_chunk == 64
 
 
+def test_implicit_kernel_multicasts_k_and_v_along_grid_rows(fa):
+    """The compiler-generated reader: column 0 of each grid row reads the K/V chunks
+    and multicasts them to the row; the kernel itself has no data-movement thread."""
+    compiled = fa.compile_flash_attention((1, 8, 512, 64), grid=(8, 8))
+    assert compiled.kernel == "implicit" and compiled.grid == (8, 8)
+    reader = compiled.artifact.sources["flash_attention_reader"]
+    assert "noc_async_write_multicast" in reader
+    assert "noc_async_write_tile" in compiled.artifact.sources["flash_attention_writer"]
+
+
+def test_causal_needs_the_explicit_kernel(fa):
+    with pytest.raises(ValueError, match="causal attention needs 'explicit'"):
+        fa.compile_flash_attention((1, 1, 256, 64), causal=True, kernel="implicit")
+
+
 def test_causal_mask_band(fa):
     """Each diagonal block's mask, cut from the band at the reader's column, is the
     causal mask of that block."""
     q_chunk, k_chunk, seq_len = 64, 96, 192
-    band = fa.causal_mask_band(q_chunk, k_chunk)
+    band = fa.explicit.causal_mask_band(q_chunk, k_chunk)
     full = torch.zeros(seq_len, seq_len).masked_fill(
         torch.ones(seq_len, seq_len, dtype=torch.bool).triu(1), float("-inf")
     )

@@ -241,3 +241,24 @@ func.func @carried_and_read(%in: !dram, %out: !dram) {
   }
   return
 }
+
+// Compute sees a bfp8_b CB's block as the unpacker hands it over, bf16 tiles; storing it
+// into a bf16 block copies it through DST.
+// CHECK-LABEL: func.func @bfp8_block_copy
+// CHECK:      %[[IN:.*]] = d2m.wait %{{.*}} : !d2m.cb<memref<2x2x!ttcore.tile<32x32, bfp8_b>, #ttcore.memory_space<l1>>> -> memref<2x2x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<l1>>
+// CHECK-NEXT: %[[OUT:.*]] = d2m.reserve %{{.*}} : {{.*}} -> memref<2x2x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<l1>>
+// CHECK-NEXT: linalg.generic {{.*}} ins(%[[IN]] : {{.*}}) outs(%[[OUT]] : {{.*}})
+// CHECK-NEXT: ^{{.*}}(%{{.*}}: !ttcore.tile<32x32, bf16>, %{{.*}}: !ttcore.tile<32x32, bf16>):
+!bfp8_dram = memref<2x2x!ttcore.tile<32x32, bfp8_b>, #ttcore.memory_space<dram>>
+!bfp8_cb = !d2m.cb<memref<2x2x!ttcore.tile<32x32, bfp8_b>, #ttcore.memory_space<l1>>>
+func.func @bfp8_block_copy(%in: !bfp8_dram, %out: !dram) {
+  d2m.generic {grid = #ttcore.grid<1x1>, block_factors = [1, 1], threads = [#d2m.thread<compute>]} ins(%in : !bfp8_dram) outs(%out : !dram) {
+  ^bb0(%in_cb: !bfp8_cb, %out_cb: !cb):
+    %x = d2m.wait %in_cb : !bfp8_cb -> !t
+    %o = d2m.reserve %out_cb : !cb -> !t
+    d2m.store %o, %x : !t, !t
+    d2m.push %out_cb : !cb
+    d2m.pop %in_cb : !bfp8_cb
+  }
+  return
+}

@@ -69,8 +69,10 @@ func.func @stream_shard(%in: !dram, %out: !dram) {
 
 // Matmul on a 2x3 grid, K streamed in 3 blocks: `a` (m, k) is the same along a grid
 // row, so column 0 reads it and multicasts it to the row; `b` (k, n) likewise down a
-// grid column from row 0. Each gets a ready / valid semaphore pair; `out` (m, n) is
-// written once per (m, n), after the K loop.
+// grid column from row 0. Each gets a ready / valid semaphore pair. A core's roles
+// (sender or receiver of each) pick one of four branches, in which its DRAM reads and
+// `ready`s go first, then the two handshakes in order. `out` (m, n) is written once
+// per (m, n), after the K loop.
 // CHECK-LABEL: func.func @matmul_multicast
 // CHECK:       }, {
 // CHECK-NEXT:  ^bb0(%[[A_CB:[^:]*]]: !d2m.cb<{{.*}}>, %[[B_CB:[^:]*]]: !d2m.cb<{{.*}}>, %{{[^:]*}}: !d2m.cb<{{.*}}>, %[[A_READY:[^:]*]]: !d2m.semaphore, %[[A_VALID:[^:]*]]: !d2m.semaphore, %[[B_READY:[^:]*]]: !d2m.semaphore, %[[B_VALID:[^:]*]]: !d2m.semaphore):
@@ -86,29 +88,49 @@ func.func @stream_shard(%in: !dram, %out: !dram) {
 // CHECK-NEXT:          %[[A_BLK:.*]] = d2m.reserve %[[A_CB]]
 // CHECK:               %[[B_BLK:.*]] = d2m.reserve %[[B_CB]]
 // CHECK:               %[[A_SENDER:.*]] = arith.cmpi eq, %[[X]], %[[C0]] : index
+// CHECK-NEXT:          %[[B_SENDER:.*]] = arith.cmpi eq, %[[Y]], %[[C0]] : index
 // CHECK-NEXT:          scf.if %[[A_SENDER]] {
-// CHECK-NEXT:            %[[TX:.*]] = d2m.dma_read %a[%{{.*}}, %{{.*}}], %[[A_BLK]]
-// CHECK-NEXT:            d2m.dma_wait %[[TX]]
-// CHECK-NEXT:            d2m.semaphore_wait %[[A_READY]], %[[C2]] reset %[[C0]]
-// CHECK-NEXT:            %[[MC:.*]] = d2m.dma_mcast %[[A_BLK]], %[[A_BLK]] core[%[[Y]], %[[C0]]] mcast[%[[C1]], %[[C3]]]
-// CHECK-NEXT:            d2m.dma_wait %[[MC]]
-// CHECK-NEXT:            d2m.semaphore_set %[[A_VALID]], %[[C1]] core[%[[Y]], %[[C0]]] mcast[%[[C1]], %[[C3]]]
+// CHECK-NEXT:            scf.if %[[B_SENDER]] {
+// CHECK-NEXT:              %[[ATX:.*]] = d2m.dma_read %a[%{{.*}}, %{{.*}}], %[[A_BLK]]
+// CHECK-NEXT:              %[[BTX:.*]] = d2m.dma_read %b[%{{.*}}, %{{.*}}], %[[B_BLK]]
+// CHECK-NEXT:              d2m.dma_wait %[[ATX]]
+// CHECK-NEXT:              d2m.dma_wait %[[BTX]]
+// CHECK-NEXT:              d2m.semaphore_wait %[[A_READY]], %[[C2]] reset %[[C0]]
+// CHECK-NEXT:              %[[MC:.*]] = d2m.dma_mcast %[[A_BLK]], %[[A_BLK]] core[%[[Y]], %[[C0]]] mcast[%[[C1]], %[[C3]]]
+// CHECK-NEXT:              d2m.dma_wait %[[MC]]
+// CHECK-NEXT:              d2m.semaphore_set %[[A_VALID]], %[[C1]] core[%[[Y]], %[[C0]]] mcast[%[[C1]], %[[C3]]]
+// CHECK-NEXT:              d2m.semaphore_wait %[[B_READY]], %[[C1]] reset %[[C0]]
+// CHECK-NEXT:              %[[MC:.*]] = d2m.dma_mcast %[[B_BLK]], %[[B_BLK]] core[%[[C0]], %[[X]]] mcast[%[[C2]], %[[C1]]]
+// CHECK-NEXT:              d2m.dma_wait %[[MC]]
+// CHECK-NEXT:              d2m.semaphore_set %[[B_VALID]], %[[C1]] core[%[[C0]], %[[X]]] mcast[%[[C2]], %[[C1]]]
+// CHECK-NEXT:            } else {
+// CHECK-NEXT:              %[[ATX:.*]] = d2m.dma_read %a
+// CHECK-NEXT:              d2m.semaphore_inc %[[B_READY]], %[[C1]] core[%[[C0]], %[[X]]]
+// CHECK-NEXT:              d2m.dma_wait %[[ATX]]
+// CHECK-NEXT:              d2m.semaphore_wait %[[A_READY]]
+// CHECK-NEXT:              %{{.*}} = d2m.dma_mcast %[[A_BLK]]
+// CHECK-NEXT:              d2m.dma_wait
+// CHECK-NEXT:              d2m.semaphore_set %[[A_VALID]]
+// CHECK-NEXT:              d2m.semaphore_wait %[[B_VALID]], %[[C1]] reset %[[C0]]
+// CHECK-NEXT:            }
 // CHECK-NEXT:          } else {
-// CHECK-NEXT:            d2m.semaphore_inc %[[A_READY]], %[[C1]] core[%[[Y]], %[[C0]]]
-// CHECK-NEXT:            d2m.semaphore_wait %[[A_VALID]], %[[C1]] reset %[[C0]]
+// CHECK-NEXT:            scf.if %[[B_SENDER]] {
+// CHECK-NEXT:              %[[BTX:.*]] = d2m.dma_read %b
+// CHECK-NEXT:              d2m.semaphore_inc %[[A_READY]], %[[C1]] core[%[[Y]], %[[C0]]]
+// CHECK-NEXT:              d2m.dma_wait %[[BTX]]
+// CHECK-NEXT:              d2m.semaphore_wait %[[A_VALID]], %[[C1]] reset %[[C0]]
+// CHECK-NEXT:              d2m.semaphore_wait %[[B_READY]]
+// CHECK-NEXT:              %{{.*}} = d2m.dma_mcast %[[B_BLK]]
+// CHECK-NEXT:              d2m.dma_wait
+// CHECK-NEXT:              d2m.semaphore_set %[[B_VALID]]
+// CHECK-NEXT:            } else {
+// CHECK-NEXT:              d2m.semaphore_inc %[[A_READY]], %[[C1]] core[%[[Y]], %[[C0]]]
+// CHECK-NEXT:              d2m.semaphore_inc %[[B_READY]], %[[C1]] core[%[[C0]], %[[X]]]
+// CHECK-NEXT:              d2m.semaphore_wait %[[A_VALID]], %[[C1]] reset %[[C0]]
+// CHECK-NEXT:              d2m.semaphore_wait %[[B_VALID]], %[[C1]] reset %[[C0]]
+// CHECK-NEXT:            }
 // CHECK-NEXT:          }
 // CHECK-NEXT:          d2m.push %[[A_CB]]
-// CHECK-NEXT:          %[[B_SENDER:.*]] = arith.cmpi eq, %[[Y]], %[[C0]] : index
-// CHECK-NEXT:          scf.if %[[B_SENDER]] {
-// CHECK-NEXT:            %[[TX:.*]] = d2m.dma_read %b[%{{.*}}, %{{.*}}], %[[B_BLK]]
-// CHECK-NEXT:            d2m.dma_wait %[[TX]]
-// CHECK-NEXT:            d2m.semaphore_wait %[[B_READY]], %[[C1]] reset %[[C0]]
-// CHECK-NEXT:            %{{.*}} = d2m.dma_mcast %[[B_BLK]], %[[B_BLK]] core[%[[C0]], %[[X]]] mcast[%[[C2]], %[[C1]]]
-// CHECK:               d2m.semaphore_set %[[B_VALID]], %[[C1]] core[%[[C0]], %[[X]]] mcast[%[[C2]], %[[C1]]]
-// CHECK-NEXT:          } else {
-// CHECK-NEXT:            d2m.semaphore_inc %[[B_READY]], %[[C1]] core[%[[C0]], %[[X]]]
-// CHECK-NEXT:            d2m.semaphore_wait %[[B_VALID]], %[[C1]] reset %[[C0]]
-// CHECK-NEXT:          }
 // CHECK-NEXT:          d2m.push %[[B_CB]]
 // CHECK-NEXT:        }
 // CHECK-NEXT:      }
@@ -155,6 +177,49 @@ func.func @explicit_and_unused(%in: !dram, %unused: !dram, %out: !dram) {
     %tx = d2m.dma_read %in[%c0, %c0], %blk : !dram, !l1 -> !d2m.mem_tx
     d2m.dma_wait %tx
     d2m.push %in_cb : !cb
+  }
+  return
+}
+
+// -----
+
+!tile = !ttcore.tile<32x32, bf16>
+!l1 = memref<1x1x!tile, #ttcore.memory_space<l1>>
+!cb = !d2m.cb<!l1>
+!dram = memref<1x2x!tile, #ttcore.memory_space<dram>>
+#rk = affine_map<(d0, d1, d2) -> (d0, d2)>
+#rn = affine_map<(d0, d1, d2) -> (d0, d1)>
+
+// Two inputs multicast along the same grid dim at one loop level (FlashAttention's k
+// and v) share one handshake: one semaphore pair, both reads then both multicasts.
+// CHECK-LABEL: func.func @one_handshake
+// CHECK:       }, {
+// CHECK-NEXT:  ^bb0(%[[K_CB:[^:]*]]: !d2m.cb<{{.*}}>, %[[V_CB:[^:]*]]: !d2m.cb<{{.*}}>, %{{[^:]*}}: !d2m.cb<{{.*}}>, %[[READY:k_v_ready[^:]*]]: !d2m.semaphore, %[[VALID:k_v_valid[^:]*]]: !d2m.semaphore):
+// CHECK:         %[[K_BLK:.*]] = d2m.reserve %[[K_CB]]
+// CHECK:         %[[V_BLK:.*]] = d2m.reserve %[[V_CB]]
+// CHECK:         scf.if
+// CHECK-NEXT:      %[[KTX:.*]] = d2m.dma_read %k[{{.*}}], %[[K_BLK]]
+// CHECK-NEXT:      %[[VTX:.*]] = d2m.dma_read %v[{{.*}}], %[[V_BLK]]
+// CHECK-NEXT:      d2m.dma_wait %[[KTX]]
+// CHECK-NEXT:      d2m.dma_wait %[[VTX]]
+// CHECK-NEXT:      d2m.semaphore_wait %[[READY]]
+// CHECK-NEXT:      %{{.*}} = d2m.dma_mcast %[[K_BLK]], %[[K_BLK]]
+// CHECK-NEXT:      %{{.*}} = d2m.dma_mcast %[[V_BLK]], %[[V_BLK]]
+// CHECK-NEXT:      d2m.dma_wait
+// CHECK-NEXT:      d2m.dma_wait
+// CHECK-NEXT:      d2m.semaphore_set %[[VALID]]
+// CHECK-NEXT:    } else {
+// CHECK-NEXT:      d2m.semaphore_inc %[[READY]]
+// CHECK-NEXT:      d2m.semaphore_wait %[[VALID]]
+// CHECK-NEXT:    }
+// CHECK-NEXT:    d2m.push %[[K_CB]]
+// CHECK-NEXT:    d2m.push %[[V_CB]]
+func.func @one_handshake(%k: !dram, %v: !dram, %out: !dram) {
+  d2m.generic {grid = #ttcore.grid<1x2>, block_factors = [1, 1, 1], indexing_maps = [#rk, #rk, #rn], iterator_types = [#ttcore.iterator_type<parallel>, #ttcore.iterator_type<parallel>, #ttcore.iterator_type<reduction>], threads = [#d2m.thread<compute>]} ins(%k, %v : !dram, !dram) outs(%out : !dram) {
+  ^bb0(%k_cb: !cb, %v_cb: !cb, %out_cb: !cb):
+    %x = d2m.wait %k_cb : !cb -> tensor<1x1x!tile>
+    %y = d2m.wait %v_cb : !cb -> tensor<1x1x!tile>
+    %o = d2m.reserve %out_cb : !cb -> tensor<1x1x!tile>
   }
   return
 }
