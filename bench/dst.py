@@ -25,7 +25,7 @@ d2m-tile-subblock, d2m-dst-allocate) run in both. Columns:
   or the FPU's source registers, and packed into CBs, in the emulated run (the
   emulator's per-thread counters, `TimingReport.cb_tile_traffic`);
 - `CBs`: circular buffers of the program (operands and compute-local);
-- `cycles`: the cost model's cycles for the run (critical core).
+- `cycles`: the cost model's modeled cycles for the run (critical core).
 """
 
 from __future__ import annotations
@@ -182,6 +182,7 @@ def main() -> None:
         f"{'kernel':<28} {'pipeline':<7} {'DST peak/cap':>12} {'spills':>6} {'syncs':>5} "
         f"{'unpacked':>8} {'packed':>6} {'CBs':>3} {'cycles':>8}"
     )
+    print("cycles are modeled (the emulator's cost model)")
     print(header)
     print("-" * len(header))
     table = Results("dst")

@@ -21,6 +21,12 @@ bottleneck named from the cost model's per-thread busy / waiting cycles:
 - imbalance: the critical core runs much longer than the average core (more or
   costlier work units: causal Q chunks near the end see more K/V chunks).
 
+Then the roofline (`roofline`): the largest of three modeled floors, each from the
+device description's costs — the compute floor (the cheapest tile operations the math
+needs at the kernel's fidelity, spread evenly over the cores), the DRAM floor (Q, K, V
+read and O written once) and the NoC floor (the K/V bytes each core needs at one port's
+bandwidth) — and `of roof`, the roofline over the achieved modeled cycles.
+
 The last line is `compile_median_s=<seconds>` (over all shapes).
 """
 
@@ -34,6 +40,8 @@ from pathlib import Path
 
 import torch
 from results import Results, progress
+
+from ttlang.device import load_device
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -99,6 +107,51 @@ def bottleneck(report) -> str:
     return f"{name} (compute busy {busy:.0%}, waits {waiting:.0%}; max/mean core {imbalance:.2f})"
 
 
+FIDELITY_PHASES = {"LoFi": 1, "HiFi2": 2, "HiFi3": 3, "HiFi4": 4}
+
+
+def roofline(compiled, fidelity: str, cores: int) -> tuple[int, int, int]:
+    """Modeled floors of one run, in cycles of the critical core, from the device
+    description's costs (`ttlang.device`):
+
+    - compute: the cheapest tile operations the math needs, spread evenly over the
+      cores: per (Q chunk, K chunk) pair the two matmuls (the fidelity's phases or the
+      bf16 floor), the scores' max subtraction and approximate exp, row max and row sum
+      reduces, the rescale of m, l and acc (plus the mask add on causal diagonal
+      pairs); per Q chunk the final recip and multiply;
+    - DRAM: Q, K and V read once and O written once at every bank's bandwidth;
+    - NoC: the K/V chunks each core needs, received at the multicast rate.
+    """
+    device = load_device()
+    cost, phases = device.costs, FIDELITY_PHASES[fidelity]
+    batch, heads, seq_len, head_dim = compiled.shape
+    q_chunk, k_chunk = compiled.q_chunk, compiled.k_chunk
+    qt, kt, dt = q_chunk // 32, k_chunk // 32, head_dim // 32
+    mul = cost["eltwise_mul_tile_per_phase"] * phases
+    pair = (
+        2 * qt * kt * dt * max(cost["matmul_tile_per_phase"] * phases, cost["matmul_tile_floor_bf16"])
+        + qt * kt * (cost["eltwise_add_tile"] + cost["exp_approx_tile"] + 2 * cost["reduce_tile_per_phase"] * phases)
+        + qt * (cost["eltwise_add_tile"] + cost["exp_approx_tile"] + mul)
+        + qt * dt * mul
+    )
+    mask = qt * kt * cost["eltwise_add_tile"]
+    finish = qt * (cost["recip_tile"] + dt * mul)
+    q_chunks = seq_len // q_chunk
+    compute = pairs = 0
+    for i in range(q_chunks):
+        end = -(-(i + 1) * q_chunk // k_chunk) if compiled.causal else seq_len // k_chunk
+        diagonal = (i * q_chunk) // k_chunk if compiled.causal else end
+        compute += end * pair + (end - diagonal) * mask + finish
+        pairs += end
+    heads_total = batch * heads
+    compute_floor = compute * heads_total / cores
+    tensor_bytes = heads_total * seq_len * head_dim * 2  # bf16
+    dram_floor = 4 * tensor_bytes / (device.dram.banks * device.dram.bank_bytes_per_cycle)
+    kv_bytes_per_core = pairs * heads_total * 2 * k_chunk * head_dim * 2 / cores
+    noc_floor = kv_bytes_per_core / device.noc["multicast_bytes_per_cycle"]
+    return round(compute_floor), round(dram_floor), round(noc_floor)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--compiles", type=int, default=5, help="compilations timed per shape")
@@ -107,7 +160,8 @@ def main() -> None:
     fa = load_example()
     header = (
         f"{'shape [B,H,S,D]':<20} {'causal':<6} {'kernel':<8} {'chunks q/k':<10} {'compile s':>9} "
-        f"{'emul s':>7} {'cycles':>9} {'TFLOP/s':>8} {'% peak':>7}  bottleneck"
+        f"{'emul s':>7} {'cycles':>9} {'TFLOP/s':>8} {'% peak':>7} {'roofline':>9} "
+        f"{'of roof':>7}  bottleneck"
     )
     print("cycles are modeled (the emulator's cost model), at 1 GHz")
     print(header)
@@ -131,13 +185,16 @@ def main() -> None:
         seconds = report.cycles / report.clock_hz
         tflops = compiled.flops / seconds / 1e12
         peak = fa.N150_CORES * fa.PEAK_FLOP_PER_CYCLE[report.math_fidelity] * report.clock_hz / 1e12
+        floors = roofline(compiled, report.math_fidelity, fa.N150_CORES)
         compiles = compile_seconds(fa, compiled, options.compiles)
         all_compiles += compiles
         print(
             f"{list(shape)!s:<20} {'yes' if causal else 'no':<6} {kernel:<8} "
             f"{f'{compiled.q_chunk}/{compiled.k_chunk}':<10} {statistics.median(compiles):>9.3f} "
-            f"{emulator_seconds:>7.2f} {report.cycles:>9} {tflops:>8.2f} {100 * tflops / peak:>6.1f}%  "
-            f"{bottleneck(report)}",
+            f"{emulator_seconds:>7.2f} {report.cycles:>9} {tflops:>8.2f} "
+            f"{100 * tflops / peak:>6.1f}% "
+            f"{max(floors):>9} {max(floors) / report.cycles:>7.2f}  {bottleneck(report)}; floors "
+            f"compute/DRAM/NoC {'/'.join(map(str, floors))}",
             flush=True,
         )
         results.add(

@@ -23,13 +23,12 @@ from __future__ import annotations
 
 import functools
 import math
-import re
 import time
 from dataclasses import dataclass
 
 import torch
 from ttlang import Program, TensorSpec, compute, full, maximum, pykernel_gen, zeros
-from ttlang.dsl.diagnostics import KernelError
+from ttlang.dsl.diagnostics import L1BudgetError
 from ttlang.device import load_device
 
 try:  # imported as examples.flash_attention (tests, bench), or run as a script
@@ -240,13 +239,12 @@ def compile_flash_attention(
             specs = _specs(shape, causal, q_size, k_size, kernel)
             try:
                 artifact = compiled.compile(*specs, **params)
-            except KernelError as error:  # program assembly's L1 budget check
-                needed = re.search(r"circular buffers need (\d+) KiB of L1", str(error))
-                if needed is None:
+            except L1BudgetError as error:  # program assembly's L1 budget check
+                if error.bytes_needed is None:
                     raise
                 failures.append(
-                    f"q_chunk={q_size}, k_chunk={k_size}: needs {needed.group(1)} KiB of CBs, "
-                    f"a core has {load_device().l1.cb_budget_bytes // 1024} KiB of L1 for them"
+                    f"q_chunk={q_size}, k_chunk={k_size}: needs {error.bytes_needed // 1024} KiB "
+                    f"of CBs, a core has {error.bytes_available // 1024} KiB of L1 for them"
                 )
                 continue
             seconds = time.perf_counter() - start

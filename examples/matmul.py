@@ -25,36 +25,45 @@ GRID = 4
 BLOCK = 2  # tiles per block side
 
 
-@pykernel_gen(grid=(GRID, GRID), block_factors=[(BLOCK, BLOCK)] * 3)
-def matmul(a, b, out):
-    a_acc, b_acc, out_acc = TensorAccessor(a), TensorAccessor(b), TensorAccessor(out)
-    k_blocks = a.shape[1] // (32 * BLOCK)
+def matmul_kernel(dtypes=None):
+    """The kernel; `dtypes` as @pykernel_gen takes it, e.g. {"a": "bfloat8_b", "b":
+    "bfloat8_b"} for inputs stored as bfp8_b (test/python/e2e/test_bfp8.py)."""
 
-    @compute()
-    def mm(a_cb: CircularBuffer, b_cb: CircularBuffer, out_cb: CircularBuffer):
-        acc = zeros((BLOCK * 32, BLOCK * 32))
-        for k in range(k_blocks):
-            with a_cb.wait() as a_blk, b_cb.wait() as b_blk:
-                acc = acc + a_blk @ b_blk
-        with out_cb.reserve() as o:
-            o.store(acc)
+    @pykernel_gen(grid=(GRID, GRID), block_factors=[(BLOCK, BLOCK)] * 3, dtypes=dtypes)
+    def matmul(a, b, out):
+        a_acc, b_acc, out_acc = TensorAccessor(a), TensorAccessor(b), TensorAccessor(out)
+        k_blocks = a.shape[1] // (32 * BLOCK)
 
-    @datamovement()
-    def reader(a_cb: CircularBuffer, b_cb: CircularBuffer, out_cb: CircularBuffer):
-        row, col = core_index(0), core_index(1)
-        for k in range(k_blocks):
-            with a_cb.reserve() as blk:
-                dma(a_acc[row * BLOCK, k * BLOCK], blk).wait()
-            with b_cb.reserve() as blk:
-                dma(b_acc[k * BLOCK, col * BLOCK], blk).wait()
+        @compute()
+        def mm(a_cb: CircularBuffer, b_cb: CircularBuffer, out_cb: CircularBuffer):
+            acc = zeros((BLOCK * 32, BLOCK * 32))
+            for k in range(k_blocks):
+                with a_cb.wait() as a_blk, b_cb.wait() as b_blk:
+                    acc = acc + a_blk @ b_blk
+            with out_cb.reserve() as o:
+                o.store(acc)
 
-    @datamovement()
-    def writer(a_cb: CircularBuffer, b_cb: CircularBuffer, out_cb: CircularBuffer):
-        row, col = core_index(0), core_index(1)
-        with out_cb.wait() as blk:
-            dma(blk, out_acc[row * BLOCK, col * BLOCK]).wait()
+        @datamovement()
+        def reader(a_cb: CircularBuffer, b_cb: CircularBuffer, out_cb: CircularBuffer):
+            row, col = core_index(0), core_index(1)
+            for k in range(k_blocks):
+                with a_cb.reserve() as blk:
+                    dma(a_acc[row * BLOCK, k * BLOCK], blk).wait()
+                with b_cb.reserve() as blk:
+                    dma(b_acc[k * BLOCK, col * BLOCK], blk).wait()
 
-    return Program(mm, reader, writer)(a, b, out)
+        @datamovement()
+        def writer(a_cb: CircularBuffer, b_cb: CircularBuffer, out_cb: CircularBuffer):
+            row, col = core_index(0), core_index(1)
+            with out_cb.wait() as blk:
+                dma(blk, out_acc[row * BLOCK, col * BLOCK]).wait()
+
+        return Program(mm, reader, writer)(a, b, out)
+
+    return matmul
+
+
+matmul = matmul_kernel()
 
 
 def main() -> None:

@@ -149,16 +149,16 @@ FORCE_INLINE void noc_async_write_page(uint32_t id, const AddrGen& s, uint32_t s
 FORCE_INLINE void noc_async_write_multicast(uint32_t src_local_l1_addr, uint64_t dst_noc_addr_multicast,
                                             uint32_t size, uint32_t num_dests, bool linked = false,
                                             bool multicast_path_reserve = true, uint8_t noc = noc_index) {
-  (void)linked, (void)multicast_path_reserve, (void)noc;
-  ttemu::noc_write_multicast(src_local_l1_addr, dst_noc_addr_multicast, size, num_dests, false);
+  (void)multicast_path_reserve, (void)noc;
+  ttemu::noc_write_multicast(src_local_l1_addr, dst_noc_addr_multicast, size, num_dests, false, linked);
 }
 FORCE_INLINE void noc_async_write_multicast_loopback_src(uint32_t src_local_l1_addr,
                                                          uint64_t dst_noc_addr_multicast, uint32_t size,
                                                          uint32_t num_dests, bool linked = false,
                                                          bool multicast_path_reserve = true,
                                                          uint8_t noc = noc_index) {
-  (void)linked, (void)multicast_path_reserve, (void)noc;
-  ttemu::noc_write_multicast(src_local_l1_addr, dst_noc_addr_multicast, size, num_dests, true);
+  (void)multicast_path_reserve, (void)noc;
+  ttemu::noc_write_multicast(src_local_l1_addr, dst_noc_addr_multicast, size, num_dests, true, linked);
 }
 
 // ---- barriers --------------------------------------------------------------------------

@@ -28,10 +28,22 @@ uint64_t matmul_tile_cycles(const CostTable& cost, MathFidelity fidelity) {
   return cost.matmul_tile_per_phase * static_cast<uint64_t>(fidelity_phases(fidelity));
 }
 
+namespace {
+uint64_t matmul_floor(const CostTable& cost, DataFormat format) {
+  switch (format) {
+    case DataFormat::Float32: return cost.matmul_tile_floor_fp32;
+    case DataFormat::Bfp8_b: return cost.matmul_tile_floor_bfp8_b;
+    default: return cost.matmul_tile_floor_bf16;
+  }
+}
+}  // namespace
+
 uint64_t matmul_tile_cycles(const CostTable& cost, MathFidelity fidelity, DataFormat in0, DataFormat in1) {
-  uint64_t cycles = matmul_tile_cycles(cost, fidelity);
-  if (in0 == DataFormat::Bfp8_b || in1 == DataFormat::Bfp8_b) cycles = std::max(cycles, cost.matmul_tile_floor_bfp8_b);
-  return cycles;
+  return std::max({matmul_tile_cycles(cost, fidelity), matmul_floor(cost, in0), matmul_floor(cost, in1)});
+}
+
+uint64_t reduce_tile_cycles(const CostTable& cost, MathFidelity fidelity) {
+  return cost.reduce_tile_per_phase * static_cast<uint64_t>(fidelity_phases(fidelity));
 }
 
 double peak_flops_per_cycle(const CostTable& cost, MathFidelity fidelity) {

@@ -25,9 +25,13 @@ const char* fidelity_name(MathFidelity fidelity);
 // peak rate.
 uint64_t matmul_tile_cycles(const CostTable& cost, MathFidelity fidelity);
 // Cycles of one matmul_tiles on operands of formats `in0` and `in1`: the engine's cycles,
-// but not fewer than the floor of a bfp8_b operand (bf16 and fp32 have no floor yet).
+// but never fewer than the larger floor of the two operands' formats (what unpacking
+// them costs; fitted on tt-metal's GEMM measurements).
 uint64_t matmul_tile_cycles(const CostTable& cost, MathFidelity fidelity, DataFormat in0, DataFormat in1);
-// Peak FLOP per cycle per core at `fidelity`: one 32x32x32 tile per matmul_tile_cycles.
+// Cycles of one reduce_tile at `fidelity`.
+uint64_t reduce_tile_cycles(const CostTable& cost, MathFidelity fidelity);
+// The hardware's peak FLOP per cycle per core at `fidelity`: one 32x32x32 tile per
+// engine cycles (the ideal, without format floors).
 double peak_flops_per_cycle(const CostTable& cost, MathFidelity fidelity);
 
 }  // namespace ttemu

@@ -61,6 +61,16 @@ std::string json_string(const std::string& text) {
   return quoted + "\"";
 }
 
+// The physical NoC position of every core of a rows x cols grid, by core index.
+std::vector<std::pair<int, int>> core_positions(const DeviceConfig& config, const DeviceDescription& description) {
+  std::vector<std::pair<int, int>> positions;
+  for (int row = 0; row < config.rows; ++row)
+    for (int col = 0; col < config.cols; ++col)
+      positions.emplace_back(description.column_x[std::min<size_t>(col, description.column_x.size() - 1)],
+                             description.row_y[std::min<size_t>(row, description.row_y.size() - 1)]);
+  return positions;
+}
+
 void install_crash_handlers() {
   static std::vector<char> alternate_stack(1 << 16);
   stack_t stack{};
@@ -78,7 +88,7 @@ Device::Device(const DeviceConfig& config, DeviceDescription description)
     : config_(config),
       description_(std::move(description)),
       dram_(description_.dram_banks, description_.dram_bank_bytes),
-      noc_(config.rows * config.cols, description_),
+      noc_(description_, core_positions(config, description_)),
       next_cb_offset_(description_.l1_reserved_bytes) {
   if (config.rows < 1 || config.cols < 1 || config.rows > description_.compute_rows ||
       config.cols > description_.compute_cols)
@@ -114,7 +124,10 @@ Device::Device(const DeviceConfig& config, DeviceDescription description)
 
 Device::~Device() {
   if (l1_region_) munmap(l1_region_, l1_region_bytes_);
-  if (g_active_device == this) g_active_device = nullptr;
+  if (g_active_device == this) {
+    g_active_device = nullptr;
+    set_error_context(nullptr);  // it names this device's threads
+  }
 }
 
 Device& Device::active() { return *g_active_device; }

@@ -185,20 +185,37 @@ DeviceDescription load_device_description(const std::string& path) {
   NocParameters& noc = device.noc;
   noc.link_bytes_per_cycle = toml.number("noc.link_bytes_per_cycle");
   noc.max_packet_bytes = static_cast<uint32_t>(toml.count("noc.max_packet_bytes"));
-  noc.port_bytes_per_cycle = toml.number("noc.port_bytes_per_cycle");
   noc.hop_cycles = toml.count("noc.hop_cycles");
-  noc.endpoint_cycles = toml.count("noc.endpoint_cycles");
-  noc.dram_latency_cycles = toml.count("noc.dram_latency_cycles");
+  noc.read_noc = static_cast<int>(toml.count("noc.read_noc"));
+  noc.write_noc = static_cast<int>(toml.count("noc.write_noc"));
+  if (noc.read_noc > 1 || noc.write_noc > 1) fail_setup(path + ": noc.read_noc and noc.write_noc are 0 or 1");
   noc.issue_cycles = toml.count("noc.issue_cycles");
+  noc.message_cycles = toml.count("noc.message_cycles");
+  noc.dram_read_bytes_per_cycle = toml.number("noc.dram_read_bytes_per_cycle");
+  noc.dram_read_latency_cycles = toml.count("noc.dram_read_latency_cycles");
+  noc.dram_write_bytes_per_cycle = toml.number("noc.dram_write_bytes_per_cycle");
+  noc.dram_write_latency_cycles = toml.count("noc.dram_write_latency_cycles");
+  noc.dram_burst_bytes = static_cast<uint32_t>(toml.count("noc.dram_burst_bytes"));
+  noc.dram_partial_write_cycles = toml.count("noc.dram_partial_write_cycles");
+  noc.core_read_bytes_per_cycle = toml.number("noc.core_read_bytes_per_cycle");
+  noc.core_read_latency_cycles = toml.count("noc.core_read_latency_cycles");
+  noc.core_write_bytes_per_cycle = toml.number("noc.core_write_bytes_per_cycle");
+  noc.core_write_latency_cycles = toml.count("noc.core_write_latency_cycles");
+  noc.multicast_bytes_per_cycle = toml.number("noc.multicast_bytes_per_cycle");
+  noc.multicast_latency_cycles = toml.count("noc.multicast_latency_cycles");
+  noc.multicast_linked_gap_cycles = toml.count("noc.multicast_linked_gap_cycles");
+  noc.multicast_unlinked_gap_cycles = toml.count("noc.multicast_unlinked_gap_cycles");
   toml.check_all_used("noc");
 
   CostTable& cost = device.cost;
   const std::pair<const char*, uint64_t*> cycles[] = {
       {"matmul_tile_per_phase", &cost.matmul_tile_per_phase},
+      {"matmul_tile_floor_bf16", &cost.matmul_tile_floor_bf16},
+      {"matmul_tile_floor_fp32", &cost.matmul_tile_floor_fp32},
       {"matmul_tile_floor_bfp8_b", &cost.matmul_tile_floor_bfp8_b},
       {"eltwise_add_tile", &cost.eltwise_add_tile},
       {"eltwise_mul_tile_per_phase", &cost.eltwise_mul_tile_per_phase},
-      {"reduce_tile", &cost.reduce_tile},
+      {"reduce_tile_per_phase", &cost.reduce_tile_per_phase},
       {"transpose_tile", &cost.transpose_tile},
       {"copy_tile", &cost.copy_tile},
       {"unary_bcast_tile", &cost.unary_bcast_tile},

@@ -16,10 +16,13 @@ namespace ttemu {
 // Cycles per kernel API call ([cost]); see docs/cost_model.md for each entry's source.
 struct CostTable {
   uint64_t matmul_tile_per_phase;
-  uint64_t matmul_tile_floor_bfp8_b;  // a matmul tile with a bfp8_b operand takes at least this
+  // A matmul tile with an operand of the format never takes fewer cycles than this.
+  uint64_t matmul_tile_floor_bf16;
+  uint64_t matmul_tile_floor_fp32;
+  uint64_t matmul_tile_floor_bfp8_b;
   uint64_t eltwise_add_tile;
   uint64_t eltwise_mul_tile_per_phase;
-  uint64_t reduce_tile;
+  uint64_t reduce_tile_per_phase;
   uint64_t transpose_tile;
   uint64_t copy_tile;
   uint64_t unary_bcast_tile;
@@ -38,15 +41,28 @@ struct CostTable {
   uint64_t semaphore_call;
 };
 
-// The NoC's widths and latencies ([noc]).
+// The NoC's widths, rates and latencies ([noc]); see noc.h for how they combine.
 struct NocParameters {
   double link_bytes_per_cycle;
   uint32_t max_packet_bytes;
-  double port_bytes_per_cycle;
   uint64_t hop_cycles;
-  uint64_t endpoint_cycles;
-  uint64_t dram_latency_cycles;
+  int read_noc, write_noc;
   uint64_t issue_cycles;
+  uint64_t message_cycles;
+  double dram_read_bytes_per_cycle;
+  uint64_t dram_read_latency_cycles;
+  double dram_write_bytes_per_cycle;
+  uint64_t dram_write_latency_cycles;
+  uint32_t dram_burst_bytes;
+  uint64_t dram_partial_write_cycles;
+  double core_read_bytes_per_cycle;
+  uint64_t core_read_latency_cycles;
+  double core_write_bytes_per_cycle;
+  uint64_t core_write_latency_cycles;
+  double multicast_bytes_per_cycle;
+  uint64_t multicast_latency_cycles;
+  uint64_t multicast_linked_gap_cycles;
+  uint64_t multicast_unlinked_gap_cycles;
 };
 
 struct DeviceDescription {

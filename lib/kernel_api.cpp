@@ -100,10 +100,6 @@ void check_pages_settled(uint32_t cb_id, uint32_t num_pages, bool push) {
   }
 }
 
-uint32_t hops_between(const Core& a, const Core& b) {
-  return static_cast<uint32_t>(std::abs(a.row() - b.row()) + std::abs(a.col() - b.col()));
-}
-
 // The cores of a multicast rectangle, excluding the sender unless include_self.
 std::vector<Core*> multicast_targets(const NocAddress& target, bool include_self, uint32_t num_dests,
                                      const char* call) {
@@ -124,10 +120,10 @@ std::vector<Core*> multicast_targets(const NocAddress& target, bool include_self
   return cores;
 }
 
-// Runs `action` when a message sent now over `hops` arrives, then wakes the target's
-// semaphore waiters.
-void deliver_to_semaphore(Core& target, uint32_t hops, std::function<void()> action) {
-  uint64_t arrival = scheduler().now() + device().noc().message_latency(hops);
+// Runs `action` when a message sent now from the calling core arrives at `target`, then
+// wakes the target's semaphore waiters.
+void deliver_to_semaphore(Core& target, std::function<void()> action) {
+  uint64_t arrival = device().noc().message_arrival(device().thread().core->index(), target.index(), scheduler().now());
   Core* core = &target;
   scheduler().schedule(arrival, [core, arrival, action = std::move(action)] {
     action();
@@ -312,7 +308,7 @@ void reduce_tile(ReducePool pool, ReduceAxis axis, uint32_t cb, uint32_t cb_scal
   // The scaler is element [0][0] of the scaler tile (see docs/emulator.md).
   ttemu::reduce_tile(pool, axis, a, scaler[0], core.dst().written(dst), out);
   core.dst().store(dst);
-  scheduler().advance(costs().reduce_tile);
+  scheduler().advance(reduce_tile_cycles(costs(), device().config().math_fidelity));
 }
 
 void binary_tiles(BinaryOp op, Broadcast bcast, uint32_t cb0, uint32_t cb1, uint32_t tile0, uint32_t tile1,
@@ -495,7 +491,7 @@ void noc_read(uint64_t src_noc_addr, uint32_t dst_l1_addr, uint32_t size) {
   } else if (source.kind == NocAddress::Kind::Core) {
     Core& from = device().core_at_noc(source.x, source.y, call);
     std::memcpy(data.data(), remote_l1(from, source.address, size, call), size);
-    done = device().noc().core_read(thread.core->index(), hops_between(from, *thread.core), size, now);
+    done = device().noc().core_read(thread.core->index(), from.index(), size, now);
   } else {
     fail(std::string(call) + ": source " + hex(src_noc_addr) + " is not a core or DRAM NoC address");
   }
@@ -520,10 +516,9 @@ void noc_write(uint32_t src_l1_addr, uint64_t dst_noc_addr, uint32_t size) {
     done = device().noc().dram_write(thread.core->index(), target.bank, size, now);
   } else if (target.kind == NocAddress::Kind::Core) {
     Core& to = device().core_at_noc(target.x, target.y, call);
-    uint32_t hops = hops_between(to, *thread.core);
     std::memmove(remote_l1(to, target.address, size, call), source, size);
-    done = device().noc().core_write(thread.core->index(), hops, size, now);
-    if (device().overlaps_semaphores(target.address, size)) deliver_to_semaphore(to, hops, [] {});
+    done = device().noc().core_write(thread.core->index(), to.index(), size, now);
+    if (device().overlaps_semaphores(target.address, size)) deliver_to_semaphore(to, [] {});
   } else {
     fail(std::string(call) + ": destination " + hex(dst_noc_addr) +
          " is not a core or DRAM NoC address (multicast needs noc_async_write_multicast)");
@@ -536,21 +531,21 @@ void noc_write(uint32_t src_l1_addr, uint64_t dst_noc_addr, uint32_t size) {
 }
 
 void noc_write_multicast(uint32_t src_l1_addr, uint64_t dst_mcast_addr, uint32_t size, uint32_t num_dests,
-                         bool include_self) {
+                         bool include_self, bool linked) {
   TracedCall traced("noc_async_write_multicast");
   const char* call = "noc_async_write_multicast";
   scheduler().sync_point();
   KernelThread& thread = device().thread();
   const uint8_t* source = thread.core->l1() + local_l1_offset(src_l1_addr, size, call, "source");
   NocAddress target = decode_noc_address(dst_mcast_addr);
-  uint32_t farthest = 0;
+  std::vector<int> indices;
   for (Core* core : multicast_targets(target, include_self, num_dests, call)) {
     std::memmove(remote_l1(*core, target.address, size, call), source, size);
-    farthest = std::max(farthest, hops_between(*core, *thread.core));
-    if (device().overlaps_semaphores(target.address, size))
-      deliver_to_semaphore(*core, hops_between(*core, *thread.core), [] {});
+    indices.push_back(core->index());
   }
-  uint64_t done = device().noc().core_write(thread.core->index(), farthest, size, scheduler().now());
+  uint64_t done = device().noc().multicast_write(thread.core->index(), indices, size, linked, scheduler().now());
+  if (device().overlaps_semaphores(target.address, size))
+    for (int index : indices) deliver_to_semaphore(device().core(index), [] {});
   thread.writes_in_flight.push_back({const_cast<uint8_t*>(source), size, done, {}});
   thread.writes_done_at = std::max(thread.writes_done_at, done);
   trace_noc_transfer(thread.core->index(), false, -1, scheduler().now(), done);
@@ -611,8 +606,7 @@ void semaphore_inc(uint64_t noc_addr, uint32_t increment) {
   if (target.kind != NocAddress::Kind::Core) fail(std::string(call) + ": target is not a core NoC address");
   Core& to = device().core_at_noc(target.x, target.y, call);
   auto* word = reinterpret_cast<uint32_t*>(remote_l1(to, target.address, 4, call));
-  uint32_t hops = hops_between(to, *device().thread().core);
-  deliver_to_semaphore(to, hops, [word, increment] { *word += increment; });
+  deliver_to_semaphore(to, [word, increment] { *word += increment; });
   scheduler().advance(device().description().noc.issue_cycles);
 }
 
@@ -627,7 +621,7 @@ void semaphore_set_remote(uint32_t src_l1_addr, uint64_t dst_noc_addr) {
   if (target.kind != NocAddress::Kind::Core) fail(std::string(call) + ": target is not a core NoC address");
   Core& to = device().core_at_noc(target.x, target.y, call);
   auto* word = reinterpret_cast<uint32_t*>(remote_l1(to, target.address, 4, call));
-  deliver_to_semaphore(to, hops_between(to, *thread.core), [word, value] { *word = value; });
+  deliver_to_semaphore(to, [word, value] { *word = value; });
   scheduler().advance(device().description().noc.issue_cycles);
 }
 
@@ -641,7 +635,7 @@ void semaphore_set_multicast(uint32_t src_l1_addr, uint64_t dst_mcast_addr, uint
   NocAddress target = decode_noc_address(dst_mcast_addr);
   for (Core* core : multicast_targets(target, include_self, num_dests, call)) {
     auto* word = reinterpret_cast<uint32_t*>(remote_l1(*core, target.address, 4, call));
-    deliver_to_semaphore(*core, hops_between(*core, *thread.core), [word, value] { *word = value; });
+    deliver_to_semaphore(*core, [word, value] { *word = value; });
   }
   scheduler().advance(device().description().noc.issue_cycles);
 }

@@ -99,7 +99,7 @@ uint64_t dram_page_noc_addr(uint32_t bank_base_address, uint32_t page_id, uint32
 void noc_read(uint64_t src_noc_addr, uint32_t dst_l1_addr, uint32_t size);
 void noc_write(uint32_t src_l1_addr, uint64_t dst_noc_addr, uint32_t size);
 void noc_write_multicast(uint32_t src_l1_addr, uint64_t dst_mcast_addr, uint32_t size,
-                         uint32_t num_dests, bool include_self);
+                         uint32_t num_dests, bool include_self, bool linked);
 void noc_read_barrier();
 void noc_write_barrier();
 uint32_t semaphore_addr(uint32_t id);

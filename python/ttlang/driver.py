@@ -63,8 +63,10 @@ class CompileError(Exception):
         message: str,
         op: Operation | None = None,
         is_compiler_bug: bool = False,
+        budget: CBBudgetError | None = None,
     ):
         self.pass_name = pass_name
+        self.budget = budget  # the L1/CB budget failure, with its numbers
         self.op = op
         self.is_compiler_bug = is_compiler_bug
         self.location = _location(op)
@@ -201,7 +203,7 @@ def compile_module(module: ModuleOp, **options: Any) -> Artifact:
     try:
         program = build_program(module)
     except CBBudgetError as error:  # the kernel asks for more CBs or L1 than a core has
-        raise CompileError("program-assembly", str(error)) from None
+        raise CompileError("program-assembly", str(error), budget=error) from None
     except Exception as error:
         raise CompileError(
             "program-assembly", f"{type(error).__name__}: {error}", is_compiler_bug=True

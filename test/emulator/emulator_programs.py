@@ -67,6 +67,7 @@ def matmul(
     k_block: int = 2,
     subblock: tuple[int, int] = (2, 4),
     multicast: bool = False,
+    sharded_in_l1: bool = False,
     compute_config: ComputeConfig = ComputeConfig(),
     in_format: str = "bf16",
 ) -> Program:
@@ -76,7 +77,9 @@ def matmul(
     Each core loops over K in blocks of `k_block` tiles; `subblock` (rows, cols) of
     output tiles must fit DST. Without `multicast` every core reads its a and b blocks
     from DRAM; with it, column 0 reads a and multicasts along rows and row 0 reads b
-    and multicasts down columns (tt-metal's 2D reuse-mcast matmul).
+    and multicasts down columns (tt-metal's 2D reuse-mcast matmul). `sharded_in_l1`
+    (with multicast; timing only, the output is not written) takes a and out to be
+    sharded in L1 already, as in the tuned configurations of tt-metal's GEMM_FLOPS.md.
     """
     cb_in0, cb_in1, cb_out, cb_partial = 0, 1, 16, 24
     rows, cols = grid
@@ -87,9 +90,12 @@ def matmul(
     compute = kernel("matmul_compute.cpp", "compute", cb_in0, cb_in1, cb_out, cb_partial, mt, nt, kt, k_block, sbh, sbw)
     if multicast:
         kernels = [
-            kernel("matmul_mcast_reader.cpp", "reader", cb_in0, mt, kt, k_block, kt, cols),
+            kernel("matmul_mcast_reader.cpp", "reader", cb_in0, mt, kt, k_block, kt, cols, int(sharded_in_l1)),
             compute,
-            kernel("matmul_mcast_writer.cpp", "writer", cb_in1, cb_out, mt, nt, kt, k_block, n // 32, rows, sbh, sbw),
+            kernel(
+                "matmul_mcast_writer.cpp", "writer",
+                cb_in1, cb_out, mt, nt, kt, k_block, n // 32, rows, sbh, sbw, int(sharded_in_l1),
+            ),
         ]
         runtime_args = {
             "matmul_mcast_reader": {(r, c): [BufferAddress("a"), r * mt] for r, c in cores},
@@ -113,7 +119,7 @@ def matmul(
         cbs=[
             CBConfig(cb_in0, 2 * mt * k_block, tile_size_bytes(in_format), in_format),
             CBConfig(cb_in1, 2 * k_block * nt, tile_size_bytes(in_format), in_format),
-            CBConfig(cb_out, mt * nt, page),
+            CBConfig(cb_out, 2 * sbh * sbw, page),  # the writer drains it a subblock at a time
             CBConfig(cb_partial, mt * nt, page),
         ],
         buffers=[
@@ -131,7 +137,7 @@ CB_IN, CB_SCALER, CB_OUT = 0, 2, 16
 NO_CB = 32
 POOLS = {"sum": 0, "max": 2}  # tt-metal PoolType
 DIMS = {"row": 0, "col": 1}  # tt-metal ReduceDim
-SFPU_OPS = {"exp": 0, "recip": 1, "exp_recip": 2}
+SFPU_OPS = {"exp": 0, "recip": 1, "exp_recip": 2, "copy": 3}
 
 
 def _one_core_unary(
@@ -198,10 +204,18 @@ def sfpu_unary(shape: tuple[int, int], op: str, compute_config: ComputeConfig = 
     return _one_core_unary(compute, shape, shape, compute_config=compute_config)
 
 
+def exp_rate(count: int) -> Program:
+    """One tile through DST with `count` approximate exp_tile calls on it (a cost probe)."""
+    compute = kernel("compute_exp_rate.cpp", "compute", CB_IN, CB_OUT)
+    program = _one_core_unary(compute, (32, 32), (32, 32), compute_config=ComputeConfig(math_approx_mode=True))
+    program.runtime_args["compute_exp_rate"] = {(0, 0): [count]}
+    return program
+
+
 def copy(shape: tuple[int, int], formats: tuple[str, str], compute_config: ComputeConfig = ComputeConfig()) -> Program:
     """out = x through DST (copy_tile, pack_tile), x and out in `formats`."""
     count = (shape[0] // 32) * (shape[1] // 32)
-    compute = kernel("compute_copy.cpp", "compute", CB_IN, CB_OUT, count)
+    compute = kernel("compute_sfpu_unary.cpp", "compute", CB_IN, CB_OUT, count, SFPU_OPS["copy"])
     return _one_core_unary(compute, shape, shape, compute_config=compute_config, formats=formats)
 
 

@@ -157,19 +157,53 @@ void test_noc_addresses() {
 
 void test_cost_table() {
   const CostTable& cost = n150().cost;
-  CHECK(matmul_tile_cycles(cost, MathFidelity::LoFi) == 16);
-  CHECK(matmul_tile_cycles(cost, MathFidelity::HiFi2) == 32);
-  CHECK(matmul_tile_cycles(cost, MathFidelity::HiFi4) == 64);
+  // bf16 tiles cost the format's floor until the fidelity phases take longer.
+  const DataFormat bf16 = DataFormat::Float16_b;
+  CHECK(matmul_tile_cycles(cost, MathFidelity::LoFi, bf16, bf16) == cost.matmul_tile_floor_bf16);
+  CHECK(matmul_tile_cycles(cost, MathFidelity::HiFi2, bf16, bf16) == cost.matmul_tile_floor_bf16);
+  CHECK(matmul_tile_cycles(cost, MathFidelity::HiFi4, bf16, bf16) == 64);
+  // A mixed matmul takes the larger floor of its operands' formats.
+  CHECK(matmul_tile_cycles(cost, MathFidelity::LoFi, DataFormat::Bfp8_b, bf16) == cost.matmul_tile_floor_bf16);
+  CHECK(matmul_tile_cycles(cost, MathFidelity::LoFi, DataFormat::Bfp8_b, DataFormat::Bfp8_b) ==
+        std::max<uint64_t>(16, cost.matmul_tile_floor_bfp8_b));
+  CHECK(cost.matmul_tile_floor_bf16 > 32 && cost.matmul_tile_floor_bf16 < 64);
+  CHECK(reduce_tile_cycles(cost, MathFidelity::HiFi4) == 4 * cost.reduce_tile_per_phase);
+  // The peak is the ideal engine rate, 8x16 x 16x16 per cycle per fidelity phase.
   CHECK(peak_flops_per_cycle(cost, MathFidelity::LoFi) == 4096.0);
-  // A tile matmul's FLOPs over its cycles is exactly the peak rate.
-  CHECK(2.0 * 32 * 32 * 32 / matmul_tile_cycles(cost, MathFidelity::HiFi3) ==
-        peak_flops_per_cycle(cost, MathFidelity::HiFi3));
-  NocTiming noc(2, n150());
-  const uint64_t latency = n150().noc.dram_latency_cycles;
-  uint64_t first = noc.dram_read(0, 0, 2400, 0);
-  uint64_t second = noc.dram_read(1, 0, 2400, 0);  // same bank, other core: queued behind the first
-  CHECK(first == 100 + latency);
-  CHECK(second == 200 + latency);
+  CHECK(peak_flops_per_cycle(cost, MathFidelity::HiFi4) == 1024.0);
+  // Two cores reading one DRAM bank: the second queues behind the first at the bank.
+  NocTiming noc(n150(), {{1, 1}, {2, 1}});
+  const NocParameters& p = n150().noc;
+  uint64_t first = noc.dram_read(0, 1, 2400, 0);   // bank 1 at (0, 1): same row as both cores
+  uint64_t second = noc.dram_read(1, 1, 2400, 0);
+  // Round trips on a one-way torus ring: 10 hops along the row for both cores.
+  const uint64_t latency = p.dram_read_latency_cycles + 10 * p.hop_cycles;
+  CHECK(first == static_cast<uint64_t>(std::ceil(2400 / p.dram_read_bytes_per_cycle)) + latency);
+  CHECK(second == static_cast<uint64_t>(std::ceil(2400 / n150().dram_bank_bytes_per_cycle +
+                                                  2400 / p.dram_read_bytes_per_cycle)) + latency);
+}
+
+// Two cores whose reads cross one link take twice as long as one; reads on disjoint
+// routes do not slow each other down.
+void test_noc_link_contention() {
+  const std::vector<std::pair<int, int>> positions = {{1, 1}, {2, 1}, {3, 1}, {1, 2}, {2, 2}};
+  const NocParameters& p = n150().noc;
+  const uint32_t bytes = 65536;
+  const double stream = bytes / p.core_read_bytes_per_cycle;
+  const uint64_t latency = p.core_read_latency_cycles + 10 * p.hop_cycles;  // a row's round trip
+  NocTiming alone(n150(), positions);
+  uint64_t one = alone.core_read(0, 2, bytes, 0);
+  CHECK(one == static_cast<uint64_t>(std::ceil(stream)) + latency);
+  // Cores (1,1) and (2,1) read from (3,1): on NoC 0 both routes leave (3,1) eastward.
+  NocTiming shared(n150(), positions);
+  uint64_t first = shared.core_read(0, 2, bytes, 0);
+  uint64_t second = shared.core_read(1, 2, bytes, 0);
+  CHECK(first == one);
+  CHECK(second == static_cast<uint64_t>(std::ceil(2 * stream)) + latency);
+  CHECK(second - latency == 2 * (one - latency));
+  // (1,2) reads from (2,2) on row 2 meanwhile: no link in common, no delay.
+  uint64_t other_row = shared.core_read(3, 4, bytes, 0);
+  CHECK(other_row == one);
 }
 
 void test_device_descriptions() {
@@ -191,6 +225,114 @@ void test_device_descriptions() {
   std::fclose(file);
   check_fails_with([&] { load_device_description(path); }, "unknown key 'cost.mystery_tile'");
   unlink(path);
+}
+
+// ---- the cost of each API call, as the device description and cost_table.h say ----
+std::vector<std::pair<std::string, uint64_t>> g_call_costs;
+
+void cost_probe_reader() {
+  ::cb_reserve_back(0, 2);
+  ::cb_push_back(0, 2);
+}
+
+void cost_probe_compute() {
+  Scheduler& clock = Device::active().scheduler();
+  KernelThread& thread = Device::active().thread();
+  auto measure = [&](const char* name, const std::function<void()>& call) {
+    uint64_t before = clock.now(), pack_before = thread.pack_clock;
+    call();
+    g_call_costs.emplace_back(name, clock.now() - before + (thread.pack_clock - pack_before));
+  };
+  ::cb_wait_front(0, 2);
+  measure("tile_regs_acquire", [] { ttemu::tile_regs_acquire(); });
+  measure("init", [] { ttemu::init(InitKind::Matmul); });
+  measure("copy_tile", [] { ttemu::copy_tile(0, 0, 0); });
+  measure("matmul_tiles", [] { ttemu::matmul_tiles(0, 0, 0, 1, 1, false); });
+  measure("add_tiles", [] { ttemu::binary_tiles(BinaryOp::Add, Broadcast::None, 0, 0, 0, 1, 2, false); });
+  measure("mul_tiles", [] { ttemu::binary_tiles(BinaryOp::Mul, Broadcast::None, 0, 0, 0, 1, 2, false); });
+  measure("reduce_tile", [] { ttemu::reduce_tile(ReducePool::Sum, ReduceAxis::Row, 0, 0, 0, 1, 3); });
+  measure("transpose_wh_tile", [] { ttemu::transpose_wh_tile(0, 0, 3); });
+  measure("unary_bcast", [] { ttemu::unary_bcast(Broadcast::Cols, 0, 0, 3); });
+  measure("exp_tile approx", [] { ttemu::sfpu_unary(SfpuUnary::Exp, 0, 0.0f, true); });
+  measure("exp_tile", [] { ttemu::sfpu_unary(SfpuUnary::Exp, 0, 0.0f, false); });
+  measure("recip_tile", [] { ttemu::sfpu_unary(SfpuUnary::Recip, 0, 0.0f, false); });
+  measure("sqrt_tile", [] { ttemu::sfpu_unary(SfpuUnary::Sqrt, 0, 0.0f, false); });
+  measure("negative_tile", [] { ttemu::sfpu_unary(SfpuUnary::Neg, 0, 0.0f, false); });
+  measure("add_binary_tile", [] { ttemu::sfpu_binary(SfpuBinary::Add, 0, 1, 2); });
+  measure("div_binary_tile", [] { ttemu::sfpu_binary(SfpuBinary::Div, 0, 1, 2); });
+  measure("where_tile", [] { ttemu::sfpu_where(0, 1, 2, 3, DataFormat::Float16_b); });
+  measure("copy_dest_values", [] { ttemu::copy_dest_values(3, 0); });
+  measure("tile_regs_commit", [] { ttemu::tile_regs_commit(); });
+  ::cb_pop_front(0, 2);
+  measure("cb_reserve_back", [] { ttemu::cb_reserve_back(1, 1); });
+  ttemu::tile_regs_wait();
+  measure("pack_tile", [] { ttemu::pack_tile(0, 1, 0, false); });
+  ttemu::tile_regs_release();
+  ttemu::cb_push_back(1, 1);
+}
+
+void test_api_call_costs() {
+  DeviceConfig config;
+  config.math_fidelity = MathFidelity::HiFi2;
+  Device device(config, n150());
+  device.add_cb(0, 2, 2048, DataFormat::Float16_b);
+  device.add_cb(1, 1, 2048, DataFormat::Float16_b);
+  device.add_kernel({"probe_reader", ThreadKind::Reader, cost_probe_reader});
+  device.add_kernel({"probe_compute", ThreadKind::Compute, cost_probe_compute});
+  device.run();
+  const CostTable& c = n150().cost;
+  const uint64_t phases = 2;  // HiFi2
+  const std::vector<std::pair<std::string, uint64_t>> expected = {
+      {"tile_regs_acquire", c.tile_regs_sync},
+      {"init", c.init},
+      {"copy_tile", c.copy_tile},
+      {"matmul_tiles", std::max(c.matmul_tile_per_phase * phases, c.matmul_tile_floor_bf16)},
+      {"add_tiles", c.eltwise_add_tile},
+      {"mul_tiles", c.eltwise_mul_tile_per_phase * phases},
+      {"reduce_tile", c.reduce_tile_per_phase * phases},
+      {"transpose_wh_tile", c.transpose_tile},
+      {"unary_bcast", c.unary_bcast_tile},
+      {"exp_tile approx", c.exp_approx_tile},
+      {"exp_tile", c.exp_tile},
+      {"recip_tile", c.recip_tile},
+      {"sqrt_tile", c.sqrt_tile},
+      {"negative_tile", c.sfpu_simple_tile},
+      {"add_binary_tile", c.sfpu_simple_tile},
+      {"div_binary_tile", c.sfpu_div_tile},
+      {"where_tile", c.sfpu_where_tile},
+      {"copy_dest_values", c.sfpu_copy_dest_tile},
+      {"tile_regs_commit", c.tile_regs_sync},
+      {"cb_reserve_back", c.cb_call},
+      {"pack_tile", static_cast<uint64_t>(std::ceil(2048 / c.pack_bytes_per_cycle))},
+  };
+  CHECK(g_call_costs == expected);
+  for (size_t i = 0; i < std::min(expected.size(), g_call_costs.size()); ++i)
+    if (g_call_costs[i] != expected[i])
+      std::fprintf(stderr, "  %s: modeled %llu cycles, the cost model says %llu\n", expected[i].first.c_str(),
+                   static_cast<unsigned long long>(g_call_costs[i].second),
+                   static_cast<unsigned long long>(expected[i].second));
+  // The bf16 matmul floor (fitted on GEMM_FLOPS) is what a HiFi2 tile costs; 43 today.
+  CHECK(g_call_costs[3].second == 43);
+}
+
+// A NoC command costs its issue cycles on the issuing thread; the transfer runs on.
+uint64_t g_issue_cost = 0;
+void issue_probe_kernel() {
+  Scheduler& clock = Device::active().scheduler();
+  uint32_t page = get_write_ptr(0);
+  uint64_t before = clock.now();
+  noc_async_read(get_noc_addr(0, 0, page + 1024), page, 1024);
+  g_issue_cost = clock.now() - before;
+  noc_async_read_barrier();
+}
+
+void test_noc_issue_cost() {
+  DeviceConfig config;
+  Device device(config, n150());
+  device.add_cb(0, 1, 2048, DataFormat::Float16_b);
+  device.add_kernel({"issue", ThreadKind::Reader, issue_probe_kernel});
+  device.run();
+  CHECK(g_issue_cost == n150().noc.issue_cycles);
 }
 
 void test_dst_capacity_and_protocol() {
@@ -315,7 +457,7 @@ void test_core_to_core_write_read_and_semaphore() {
   CHECK(g_read_back == 11);
   const Fiber& receiver = *device.core(1).threads()[static_cast<int>(ThreadKind::Reader)].fiber;
   // It waited at least for the write's latency and the semaphore message.
-  CHECK(receiver.waiting_cycles() >= 2 * device.noc().message_latency(1));
+  CHECK(receiver.waiting_cycles() >= 2 * n150().noc.message_cycles);
 }
 
 void waits_forever_kernel() { ::cb_wait_front(0, 1); }
@@ -359,6 +501,9 @@ int main() {
   test_noc_addresses();
   test_cost_table();
   test_device_descriptions();
+  test_noc_link_contention();
+  test_api_call_costs();
+  test_noc_issue_cost();
   test_dst_capacity_and_protocol();
   test_dram_interleaving_and_bounds();
   test_scheduler_runs_earliest_first();

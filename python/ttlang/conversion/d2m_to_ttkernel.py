@@ -935,6 +935,17 @@ def convert_kernel(
             ]
         ),
         "cbs": ArrayAttr([*operand_cbs, *(op.result.type for op in local_cbs)]),
+        # by CB id, for run-time reports: the first thread's CB parameters, then temporaries
+        "cb_names": ArrayAttr(
+            [
+                *(
+                    StringAttr(arg.name_hint or f"cb{i}")
+                    for i, arg in enumerate(generic.thread_regions[0].block.args)
+                    if isinstance(arg.type, d2m.CBType)
+                ),
+                *(StringAttr(op.result.name_hint or "a compute temporary") for op in local_cbs),
+            ]
+        ),
         "kernels": ArrayAttr(kernels),
         "semaphores": IntegerAttr(
             sum(

@@ -89,6 +89,14 @@ def check_call(
         p for p in parameters if p.default is inspect.Parameter.empty and p.kind != p.KEYWORD_ONLY
     ]
     keywords = [p for p in parameters if p not in positional]
+    if len(tensors) != len(positional):
+        raise KernelError(
+            f"{name} takes {len(positional)} tensors ({', '.join(p.name for p in positional)}), "
+            f"but was called with {len(tensors)}",
+            where,
+            "pass one tensor per parameter without a default; compile-time parameters have "
+            "defaults and are passed as keywords",
+        )
     for parameter, value in zip(positional, tensors):
         if not (hasattr(value, "shape") and hasattr(value, "dtype")):
             raise KernelError(
@@ -105,6 +113,14 @@ def check_call(
             where,
             f"the kernel's keyword parameters are: {', '.join(sorted(known)) or 'none'}",
         )
+    for key, value in params.items():
+        if not isinstance(value, bool | int | float):
+            raise KernelError(
+                f"{name}: kernel parameter `{key}` is {type(value).__name__}; keyword parameters "
+                "are compile-time int, float or bool values",
+                where,
+                "pass a number, or compute what the kernel needs from it in the kernel function",
+            )
     missing = [p.name for p in keywords if p.default is inspect.Parameter.empty and p.name not in params]
     if missing:
         raise KernelError(

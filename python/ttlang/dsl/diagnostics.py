@@ -86,6 +86,18 @@ class KernelError(Exception):
         return "\n".join(parts)
 
 
+class L1BudgetError(KernelError):
+    """The kernel's CBs do not fit a core: `bytes_needed` and `bytes_available` (L1 for
+    CBs; None when the number of CBs is the problem) and `cbs` (the program's
+    CBConfigs: index, pages, page size)."""
+
+    def __init__(self, message: str, location: SourceLocation, cbs, bytes_needed, bytes_available):
+        self.cbs = cbs
+        self.bytes_needed = bytes_needed
+        self.bytes_available = bytes_available
+        super().__init__(message, location)
+
+
 class CompilerBug(Exception):
     """The compiler failed on a kernel it should have compiled (or rejected clearly)."""
 

@@ -1087,7 +1087,10 @@ class ThreadCompiler:
                     f"drop the explicit {acquisition.cb.name}.{acquisition.releaser}(); "
                     "`with` releases the block on exit",
                 )
-            self.release(acquisition.cb, acquisition.kind, node)
+            if acquisition.returned:
+                self._release(acquisition, self.source.location(node))
+            else:
+                self.release(acquisition.cb, acquisition.kind, node)
 
     # ----------------------------------------------------------------- expressions
 
@@ -1492,11 +1495,15 @@ class ThreadCompiler:
         if own_pushes and self._can_read_back(own_pushes[0]):
             sent = own_pushes.pop(0)
             self.own_pushes[cb.name] = own_pushes
-            for op in reversed(sent.ops):
+            reserve, *sent_ops = sent.ops
+            for op in reversed(sent_ops):
                 op.detach()
                 op.erase()
+            value = sent.stored.value
+            sent.ops, sent.stored, sent.released_at, sent.returned = [reserve], None, None, True
+            self.outstanding.insert(0, sent)  # the oldest reserve of its CB again
             acquisition.read_back = True
-            return Block(sent.stored.value, shape, acquisition)
+            return Block(value, shape, acquisition)
         op_class = d2m.WaitOp if kind == "wait" else d2m.ReserveOp
         op = self.emit(op_class(cb.value, result_type))
         acquisition.ops.append(op)
@@ -1521,7 +1528,7 @@ class ThreadCompiler:
 
     def release(self, cb: CBHandle, kind: str, node: ast.AST) -> None:
         releaser = "pop" if kind == "wait" else "push"
-        pending = [a for a in self.outstanding if a.cb is cb and a.kind == kind]
+        pending = [a for a in self.outstanding if a.cb is cb and a.kind == kind and not a.dropped]
         if not pending:
             raise DSLError(
                 f"{cb.name}.{releaser}() has no {cb.name}.{kind}() to release",
@@ -1542,6 +1549,11 @@ class ThreadCompiler:
         self.outstanding.remove(acquisition)
         if acquisition.read_back:
             return  # the block never went through the CB
+        if acquisition.dropped:
+            (reserve,) = acquisition.ops  # a reserve read back and not stored into again
+            reserve.detach()
+            reserve.erase()
+            return
         self.settle_transfers(acquisition)
         cb = acquisition.cb
         if acquisition.kind == "wait":

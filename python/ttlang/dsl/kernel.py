@@ -31,6 +31,7 @@ from ttlang.dsl.checks import check_call, check_decorator
 from ttlang.dsl.diagnostics import (
     CompilerBug,
     KernelError,
+    L1BudgetError,
     SourceLocation,
     definition_location,
     parse_function,
@@ -57,6 +58,9 @@ def _located_compile_error(error, kernel_location: SourceLocation) -> KernelErro
     message = message.removeprefix("internal compiler error ").removeprefix("error ")
     if error.is_compiler_bug:
         return CompilerBug(message, location)
+    if error.budget is not None:
+        budget = error.budget
+        return L1BudgetError(message, location, budget.cbs, budget.bytes_needed, budget.bytes_available)
     return KernelError(message, location)
 
 

@@ -36,8 +36,11 @@ class Acquisition:
 
     A compute thread's `wait()` on a CB it pushed itself, in the same straight-line
     code, reads its own block back: `read_back` is set, the block is the value last
-    stored into that reserved block, and the reserve/store/push that sent it and the
-    pop that ends it make no CB traffic (`ops` lists what to erase)."""
+    stored into that reserved block, and the store/push that sent it and the pop that
+    ends it make no CB traffic (`ops` lists what to erase). The reserve it undid is
+    `returned`: reserved again, pushed only if something is stored into it again (as
+    tt-lang's `o.store(x); out_cb.push(); y = out_cb.wait(); o.store(f(y))`), else
+    dropped."""
 
     cb: CBHandle
     kind: Literal["wait", "reserve"]
@@ -48,12 +51,18 @@ class Acquisition:
     ops: list[Operation] = field(default_factory=list)
     stored: Block | None = None  # the value last stored into a reserved block
     read_back: bool = False
+    returned: bool = False
 
     @property
     def ended(self) -> bool:
         """Whether its block is gone: popped/pushed through the CB (a block read back
         stays a value)."""
         return self.released_at is not None and not self.read_back
+
+    @property
+    def dropped(self) -> bool:
+        """A returned reserve nothing was stored into again: releasing it sends nothing."""
+        return self.returned and self.stored is None
 
     @property
     def releaser(self) -> str:

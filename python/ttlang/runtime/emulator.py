@@ -25,7 +25,7 @@ import torch
 from ttlang.device import load_device
 from ttlang.runtime import tiles, toolchain
 from ttlang.runtime import trace as trace_module
-from ttlang.runtime.errors import EmulatorError
+from ttlang.runtime.errors import EmulatorError, name_cbs
 from ttlang.runtime.report import TimingReport
 from ttlang.runtime.trace import TraceOptions
 from ttlang.target.program import BufferAddress, Program
@@ -53,7 +53,11 @@ def run(
         for index, buffer in enumerate(program.buffers):
             if buffer.name in tensors and same_buffer[buffer.name] == buffer.name:
                 (work / f"buffer{index}.in").write_bytes(tiles.to_page_bytes(tensors[buffer.name], buffer))
-        _run_subprocess(executable, work, timeout, trace.emulator_environment() if trace else {})
+        try:
+            _run_subprocess(executable, work, timeout, trace.emulator_environment() if trace else {})
+        except EmulatorError as error:
+            names = {cb.index: cb.name for cb in program.cbs if cb.name}
+            raise EmulatorError(name_cbs(str(error), names)) from None
         index_of = {buffer.name: index for index, buffer in enumerate(program.buffers)}
         outputs = {
             buffer.name: tiles.from_page_bytes(

@@ -1,5 +1,7 @@
 """Errors a launch can end with; each carries a message meant for the user."""
 
+import re
+
 
 class RuntimeLaunchError(Exception):
     """A program could not be run to completion on its target."""
@@ -19,3 +21,15 @@ class EmulatorError(RuntimeLaunchError):
 
 class HardwareUnavailableError(RuntimeLaunchError):
     """The hardware target was selected but no ttnn / Tenstorrent device is present."""
+
+
+def name_cbs(message: str, names: dict[int, str]) -> str:
+    """`message` with each "cb N" of the emulator's reports named by the kernel's CB
+    parameter: "`k_cb` (cb 1)"."""
+
+    def named(match: re.Match) -> str:
+        index = int(match.group(1))
+        name = names.get(index)
+        return f"`{name}` (cb {index})" if name else match.group(0)
+
+    return re.sub(r"\bcb (\d+)\b", named, message)

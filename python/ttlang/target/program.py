@@ -67,6 +67,7 @@ class CBConfig:
     num_pages: int  # capacity in pages (tiles)
     page_size: int  # bytes per page
     data_format: DataFormat = "bf16"
+    name: str = ""  # the kernel's CB parameter (`k_cb`), for run-time reports
 
 
 @dataclass(frozen=True)

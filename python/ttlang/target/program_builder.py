@@ -63,7 +63,21 @@ class ProgramError(Exception):
 
 
 class CBBudgetError(ProgramError):
-    """The program's circular buffers do not fit a core (too many, or too big for L1)."""
+    """The program's circular buffers do not fit a core (too many, or too big for L1).
+    The numbers are fields, so callers never parse the message: `bytes_needed` and
+    `bytes_available` (L1 for CBs; None when the CB count is the problem), `cbs`."""
+
+    def __init__(
+        self,
+        message: str,
+        cbs: list[CBConfig],
+        bytes_needed: int | None = None,
+        bytes_available: int | None = None,
+    ):
+        super().__init__(message)
+        self.cbs = cbs
+        self.bytes_needed = bytes_needed
+        self.bytes_available = bytes_available
 
 
 def check_cb_budget(kernel: str, cbs: list[CBConfig], device: DeviceAttr) -> None:
@@ -73,7 +87,8 @@ def check_cb_budget(kernel: str, cbs: list[CBConfig], device: DeviceAttr) -> Non
     if len(cbs) > max_cbs:
         raise CBBudgetError(
             f"kernel '{kernel}': needs {len(cbs)} circular buffers, more than the "
-            f"{max_cbs} a core has; fewer temporaries or spills would fit."
+            f"{max_cbs} a core has; fewer temporaries or spills would fit.",
+            cbs,
         )
     total = sum(cb.num_pages * cb.page_size for cb in cbs)
     if total <= budget:
@@ -85,7 +100,10 @@ def check_cb_budget(kernel: str, cbs: list[CBConfig], device: DeviceAttr) -> Non
     raise CBBudgetError(
         f"kernel '{kernel}': its {len(cbs)} circular buffers need {total // 1024} KiB of L1 "
         f"per core, more than the {budget // 1024} KiB a core of the {device.device_name.data} "
-        f"leaves for CBs: {listing}; use smaller blocks (block_factors) or fewer blocks per CB."
+        f"leaves for CBs: {listing}; use smaller blocks (block_factors) or fewer blocks per CB.",
+        cbs,
+        bytes_needed=total,
+        bytes_available=budget,
     )
 
 
@@ -96,8 +114,8 @@ def data_format(tile: Attribute) -> DataFormat:
     return _DATA_FORMAT[tile.element_format]
 
 
-def cb_config(index: int, cb_type: Attribute) -> CBConfig:
-    """The L1 circular buffer of CB id `index`."""
+def cb_config(index: int, cb_type: Attribute, name: str = "") -> CBConfig:
+    """The L1 circular buffer of CB id `index` (`name`: the kernel's CB parameter)."""
     assert isinstance(cb_type, d2m.CBType)
     block = cb_type.block
     tiles_per_block = 1
@@ -109,6 +127,7 @@ def cb_config(index: int, cb_type: Attribute) -> CBConfig:
         num_pages=tiles_per_block * cb_type.buffers.data,
         page_size=tile_size_bytes(fmt),
         data_format=fmt,
+        name=name,
     )
 
 
@@ -158,7 +177,12 @@ def build_program(module: ModuleOp) -> Program:
     buffers = [
         dram_buffer(e.data[0].data, e.data[1].data, e.data[2]) for e in description["buffers"].data
     ]
-    cbs = [cb_config(index, cb_type) for index, cb_type in enumerate(description["cbs"].data)]
+    names_attr = description.get("cb_names")
+    names = [n.data for n in names_attr.data] if isinstance(names_attr, ArrayAttr) else []
+    cbs = [
+        cb_config(index, cb_type, names[index] if index < len(names) else "")
+        for index, cb_type in enumerate(description["cbs"].data)
+    ]
     name = description["name"]
     assert isinstance(name, StringAttr)
     device = device_of(module)

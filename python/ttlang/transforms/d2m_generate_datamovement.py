@@ -35,6 +35,9 @@ default: the reader fills one block while compute uses the other).
 
 The reader goes into the first data-movement thread whose body is empty (`pass`),
 the writer into the next; missing ones are added as new data-movement threads.
+(tt-mlir splits this in two: `d2m-generic-generate-datamovement` writes one
+data-movement region per operand and `d2m-generic-hw-thread-selection` merges them
+onto the two data-movement RISC-Vs; here one pass writes one reader and one writer.)
 
 Before (2x2 grid, 2x2-tile blocks of an 8x8-tile matmul; maps (m, k), (k, n), (m, n)):
 
@@ -302,15 +305,15 @@ class _RegionWriter:
         self.generic = generic
         self.space = space
         self._constants: dict[int, SSAValue] = {}
-        self.core = [self._emit(d2m.CoreIndexOp(dim)).result for dim in range(GRID_RANK)]
+        self.core = [self.emit(d2m.CoreIndexOp(dim)).result for dim in range(GRID_RANK)]
         # the first block of the core's range along each loop dim
         self.first_block: dict[int, SSAValue] = {}
         for dim, grid_dim in space.grid_dim_of.items():
-            self.first_block[dim] = self._emit(
+            self.first_block[dim] = self.emit(
                 arith.MuliOp(self.core[grid_dim], self.constant(space.blocks_per_core[dim]))
             ).result
 
-    def _emit(self, op: Operation, block: Block | None = None) -> Operation:
+    def emit(self, op: Operation, block: Block | None = None) -> Operation:
         op.location = self.generic.location
         (block or self.block).add_op(op)
         return op
@@ -347,7 +350,7 @@ class _RegionWriter:
                 body.args[0].name_hint = f"d{dim}"
                 level(body, [*ivs, body.args[0]])
                 body.add_op(scf.YieldOp())
-                self._emit(
+                self.emit(
                     scf.ForOp(
                         self.constant(0),
                         self.constant(self.space.blocks_per_core[dim]),
@@ -372,8 +375,8 @@ class _RegionWriter:
             dim = result.position
             block_index = ivs[dim]
             if dim in self.first_block:
-                block_index = self._emit(arith.AddiOp(self.first_block[dim], block_index), block).result
-            tiles = self._emit(arith.MuliOp(block_index, self.constant(self.space.block[dim])), block)
+                block_index = self.emit(arith.AddiOp(self.first_block[dim], block_index), block).result
+            tiles = self.emit(arith.MuliOp(block_index, self.constant(self.space.block[dim])), block)
             indices.append(tiles.result)
         return indices
 
@@ -388,7 +391,7 @@ def _read(
     """Reads one block of each of `streams`: the DRAM reads are all issued before the
     first is waited for (they overlap on the NoC); then the multicast blocks, one
     handshake per set of streams with the same senders."""
-    emit = writer._emit
+    emit = writer.emit
     reads = []
     multicasts: dict[tuple[int, ...], list[tuple[SSAValue, SSAValue, SSAValue, list[SSAValue]]]] = {}
     for stream in streams:
@@ -421,7 +424,7 @@ def _multicast(writer: _RegionWriter, block: Block, groups: Sequence[Group]) -> 
     per group). A core's role in every group is decided first (nested `scf.if`s, one
     branch per combination), so that it issues all its DRAM reads and `ready`s before
     its first handshake; every core runs the handshakes in group order."""
-    emit, constant = writer._emit, writer.constant
+    emit, constant = writer.emit, writer.constant
     conditions = []
     for shared, _, _ in groups:
         is_sender = None
@@ -482,7 +485,7 @@ def _write(
     semaphores: dict[tuple[int, ...], tuple[SSAValue, SSAValue]],
 ) -> None:
     """Writes one block of each of `streams` to DRAM."""
-    emit = writer._emit
+    emit = writer.emit
     for stream in streams:
         cb = block_cb(writer, stream)
         l1_block = emit(d2m.WaitOp(cb, cb.type.block), block).result

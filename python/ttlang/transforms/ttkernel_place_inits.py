@@ -13,7 +13,8 @@ change nothing:
   body that has inits of its own starts from an unknown state, and so does the code
   after it);
 - reduce_uninit: after a `reduce_init`, the next init of another kind is preceded by
-  `reduce_uninit` (a reduction reconfigures the packer, which the other ops need back).
+  `reduce_uninit` (a reduction reconfigures the packer, which the other ops need back),
+  placed outside the loops around that init that hold no reduction, so it runs once.
 
 Before:
 
@@ -182,17 +183,31 @@ def drop_repeated_inits(
     return state
 
 
+def _outside_reduce_free_loops(op: Operation) -> Operation:
+    """`op`, or its outermost enclosing loop that holds no `reduce_init` (one
+    `reduce_uninit` there undoes the reduction for every iteration)."""
+    anchor = op
+    parent = op.parent_op()
+    while isinstance(parent, scf.ForOp) and not any(
+        isinstance(inner, ttkernel.ReduceInitOp) for inner in parent.walk()
+    ):
+        anchor, parent = parent, parent.parent_op()
+    return anchor
+
+
 def insert_reduce_uninits(block: Block) -> None:
     """Puts `reduce_uninit` before the first init of another kind that follows a
-    `reduce_init` in program order."""
+    `reduce_init` in program order, outside the loops around that init that hold no
+    reduction (so it runs once, not on every iteration)."""
     reducing = False
     for op in list(block.walk()):
         if isinstance(op, ttkernel.ReduceInitOp):
             reducing = True
         elif reducing and isinstance(op, INIT_OPS):
-            parent = op.parent_block()
+            anchor = _outside_reduce_free_loops(op)
+            parent = anchor.parent_block()
             assert parent is not None
-            parent.insert_op_before(ttkernel.ReduceUninitOp(), op)
+            parent.insert_op_before(ttkernel.ReduceUninitOp(), anchor)
             reducing = False
 
 

@@ -215,3 +215,25 @@ func.func @branch_with_results(%in: !dram) {
   }
   return
 }
+
+// -----
+
+!tile = !ttcore.tile<32x32, bf16>
+!dram = memref<2x2x!tile, #ttcore.memory_space<dram>>
+!blk = memref<2x2x!tile, #ttcore.memory_space<l1>>
+!cb = !d2m.cb<!blk>
+func.func @engine_disagrees_with_operands(%a: !dram, %b: !dram) {
+  d2m.generic {grid = #ttcore.grid<1x1>, block_factors = [1, 1], threads = [#d2m.thread<compute>]} ins(%a, %b : !dram, !dram) outs() {
+  ^bb0(%a_cb: !cb, %b_cb: !cb):
+    %c0 = arith.constant 0 : index
+    %x = d2m.wait %a_cb : !cb -> !blk
+    %y = d2m.wait %b_cb : !cb -> !blk
+    %dst = d2m.acquire_dst : memref<8x!tile, #ttcore.memory_space<dst>>
+    %s = memref.load %x[%c0, %c0] : !blk
+    %t = memref.load %y[%c0, %c0] : !blk
+    // expected-error @+1 {{needs its operand in DST; run d2m-lower-to-loops first.}}
+    %r = d2m.tile_add %s, %t {engine = #d2m.engine<dest_to_srca>} : !tile
+    memref.store %r, %dst[%c0] : memref<8x!tile, #ttcore.memory_space<dst>>
+  }
+  return
+}

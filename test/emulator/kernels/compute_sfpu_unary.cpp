@@ -1,4 +1,5 @@
-// Compute: an SFPU op on every tile in DST: op 0 exp, 1 recip, 2 exp then recip.
+// Compute: an SFPU op on every tile in DST: op 0 exp, 1 recip, 2 exp then recip, 3 none
+// (the tile unpacked and packed again: only the formats' conversions happen to it).
 // Compile-time: cb_in, cb_out, tile count, op.
 #include "compute_kernel_api/eltwise_unary/eltwise_unary.h"
 #include "compute_kernel_api/eltwise_unary/exp.h"

@@ -1,8 +1,9 @@
 // Matmul writer with in1 multicast along grid columns (the counterpart of
 // matmul_mcast_reader.cpp): the core in row 0 reads each in1 block (Kb x Nt tiles) and
 // multicasts it down its column with the same handshake; then every core writes its
-// output subblocks to DRAM as matmul_writer.cpp does.
-// Compile-time: cb_in1, cb_out, Mt, Nt, Kt, Kb, Nt_total, grid rows, SBH, SBW.
+// output subblocks to DRAM as matmul_writer.cpp does; with out_in_l1 the output stays
+// in L1 (sharded, as in tt-metal's tuned GEMM; timing only: DRAM is not written).
+// Compile-time: cb_in1, cb_out, Mt, Nt, Kt, Kb, Nt_total, grid rows, SBH, SBW, out_in_l1.
 // Runtime: in1 address, out address, first output tile row, first output tile column.
 // Semaphores: 2 in1 ready, 3 in1 valid.
 #include "dataflow_api.h"
@@ -18,6 +19,7 @@ void kernel_main() {
   constexpr uint32_t rows = get_compile_time_arg_val(7);
   constexpr uint32_t SBH = get_compile_time_arg_val(8);
   constexpr uint32_t SBW = get_compile_time_arg_val(9);
+  constexpr bool out_in_l1 = get_compile_time_arg_val(10) == 1;
   constexpr uint32_t receivers = rows - 1;
   const uint32_t in1_address = get_arg_val<uint32_t>(0);
   const uint32_t out_address = get_arg_val<uint32_t>(1);
@@ -33,8 +35,9 @@ void kernel_main() {
   const uint32_t tile_bytes = get_tile_size(cb_in1);
   const InterleavedAddrGenFast<true> in1 = {
       .bank_base_address = in1_address, .page_size = tile_bytes, .data_format = get_dataformat(cb_in1)};
+  const uint32_t out_tile_bytes = get_tile_size(cb_out);  // b may be bfp8_b, out bf16
   const InterleavedAddrGenFast<true> out = {
-      .bank_base_address = out_address, .page_size = tile_bytes, .data_format = get_dataformat(cb_out)};
+      .bank_base_address = out_address, .page_size = out_tile_bytes, .data_format = get_dataformat(cb_out)};
 
   for (uint32_t block = 0; block < Kt / Kb; ++block) {
     cb_reserve_back(cb_in1, Kb * Nt);
@@ -66,11 +69,13 @@ void kernel_main() {
   for (uint32_t sb_row = 0; sb_row < Mt / SBH; ++sb_row) {
     for (uint32_t sb_col = 0; sb_col < Nt / SBW; ++sb_col) {
       cb_wait_front(cb_out, SBH * SBW);
-      uint32_t l1 = get_read_ptr(cb_out);
-      for (uint32_t h = 0; h < SBH; ++h)
-        for (uint32_t w = 0; w < SBW; ++w, l1 += tile_bytes)
-          noc_async_write_tile((row0 + sb_row * SBH + h) * Nt_total + col0 + sb_col * SBW + w, out, l1);
-      noc_async_write_barrier();
+      if constexpr (!out_in_l1) {
+        uint32_t l1 = get_read_ptr(cb_out);
+        for (uint32_t h = 0; h < SBH; ++h)
+          for (uint32_t w = 0; w < SBW; ++w, l1 += out_tile_bytes)
+            noc_async_write_tile((row0 + sb_row * SBH + h) * Nt_total + col0 + sb_col * SBW + w, out, l1);
+        noc_async_write_barrier();
+      }
       cb_pop_front(cb_out, SBH * SBW);
     }
   }

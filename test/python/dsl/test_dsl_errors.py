@@ -253,6 +253,35 @@ def test_device_grid_is_configurable():
     assert_located(err, "small-device", "grid 2x2 is larger than the device's 1x1 cores")
 
 
+def test_dtypes_naming_no_tensor():
+    @pykernel_gen(grid=(1, 1), dtypes={"q": "bfloat8_b"})  # <- dtypes-name
+    def kernel(x, out):
+        @compute()
+        def body(x_cb: CircularBuffer, out_cb: CircularBuffer):
+            pass
+
+        return Program(body)(x, out)
+
+    err = compile_error(kernel, TILE, TILE)
+    assert_located(
+        err, "dtypes-name", "dtypes names `q`, which is not one of the kernel's tensors (x, out)",
+        'dtypes={"k": "bfloat8_b"}',
+    )  # fmt: skip
+
+
+def test_dtypes_with_a_dtype_ttnn_does_not_name():
+    @pykernel_gen(grid=(1, 1), dtypes={"x": "bfp8"})  # <- dtypes-value
+    def kernel(x, out):
+        @compute()
+        def body(x_cb: CircularBuffer, out_cb: CircularBuffer):
+            pass
+
+        return Program(body)(x, out)
+
+    err = compile_error(kernel, TILE, TILE)
+    assert_located(err, "dtypes-value", "dtypes gives `x` the dtype 'bfp8', which is not one of bfloat16, float32, bfloat8_b")
+
+
 def test_dma_in_compute_thread():
     @pykernel_gen(grid=(1, 1))
     def kernel(x, out):

@@ -328,3 +328,39 @@ def test_verbose_thread_prints_its_ir(capsys):
     printed = capsys.readouterr().out
     assert printed.startswith("// thread body (compute)")
     assert "d2m.tile_exp" in printed
+
+
+def test_a_block_read_back_is_reserved_again():
+    """After `out_cb.wait()` reads a push back, the reserved block is the thread's again:
+    stored into again it is pushed (one reserve, one store, one push in the IR); a new
+    reserve instead leaves it unused, and it is dropped."""
+
+    def store_again(x_cb: CircularBuffer, out_cb: CircularBuffer):
+        x = x_cb.wait()
+        o = out_cb.reserve()
+        o.store(x.exp())
+        out_cb.push()
+        y = out_cb.wait()
+        o.store(y.sqrt())
+        out_cb.push()
+        x_cb.pop()
+
+    def reserve_anew(x_cb: CircularBuffer, out_cb: CircularBuffer):
+        x = x_cb.wait()
+        o = out_cb.reserve()
+        o.store(x.exp())
+        out_cb.push()
+        y = out_cb.wait()
+        out_cb.pop()
+        o = out_cb.reserve()
+        o.store(y.sqrt())
+        out_cb.push()
+        x_cb.pop()
+
+    for body in (store_again, reserve_anew):
+        module = compute_kernel(body).frontend_module(TILE, TILE)
+        names = [op.name for op in module.walk() if op.name.startswith("d2m.") and "tile" not in op.name]
+        assert names == ["d2m.generic", "d2m.wait", "d2m.reserve", "d2m.store", "d2m.push", "d2m.pop"], body
+        (sqrt,) = ops_named(module, "d2m.tile_sqrt")
+        (store,) = ops_named(module, "d2m.store")
+        assert store.operands[1] is sqrt.parent_op().results[0]

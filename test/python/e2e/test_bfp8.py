@@ -13,57 +13,20 @@ import e2e_kernels as kernels
 import pytest
 import torch
 
-from ttlang import (
-    CircularBuffer,
-    Program,
-    TensorAccessor,
-    TensorSpec,
-    compute,
-    core_index,
-    datamovement,
-    dma,
-    pykernel_gen,
-    zeros,
-)
+from examples import matmul as matmul_example
+from ttlang import CircularBuffer, Program, TensorSpec, compute, pykernel_gen
 from ttlang.dsl.diagnostics import KernelError
 from ttlang.runtime import tiles
 
-BLOCK = 2
-GRID = (2, 2)
 
-
-def bfp8_matmul(dtypes):
-    @pykernel_gen(grid=GRID, block_factors=[(BLOCK, BLOCK)] * 3, dtypes=dtypes)
-    def matmul(a, b, out):
-        a_acc, b_acc, out_acc = TensorAccessor(a), TensorAccessor(b), TensorAccessor(out)
-        k_blocks = a.shape[1] // (32 * BLOCK)
-
-        @compute()
-        def mm(a_cb: CircularBuffer, b_cb: CircularBuffer, out_cb: CircularBuffer):
-            acc = zeros((BLOCK * 32, BLOCK * 32))
-            for k in range(k_blocks):
-                with a_cb.wait() as a_blk, b_cb.wait() as b_blk:
-                    acc = acc + a_blk @ b_blk
-            with out_cb.reserve() as o:
-                o.store(acc)
-
-        @datamovement()
-        def reader(a_cb: CircularBuffer, b_cb: CircularBuffer, out_cb: CircularBuffer):
-            row, col = core_index(0), core_index(1)
-            for k in range(k_blocks):
-                with a_cb.reserve() as blk:
-                    dma(a_acc[row * BLOCK, k * BLOCK], blk).wait()
-                with b_cb.reserve() as blk:
-                    dma(b_acc[k * BLOCK, col * BLOCK], blk).wait()
-
-        @datamovement()
-        def writer(a_cb: CircularBuffer, b_cb: CircularBuffer, out_cb: CircularBuffer):
-            with out_cb.wait() as blk:
-                dma(blk, out_acc[core_index(0) * BLOCK, core_index(1) * BLOCK]).wait()
-
-        return Program(mm, reader, writer)(a, b, out)
-
-    return matmul
+def assert_within_a_step_of_the_face_row(out: torch.Tensor, exact: torch.Tensor) -> None:
+    """Each element of a bfp8_b output within one magnitude step, 2^(e - 6), of `exact`,
+    e its face row's shared exponent: the exponent of the row's largest value, which the
+    packer's first rounding (to E8M6) may have carried up to the next power of two."""
+    rows = torch.maximum(tiles.tilize(out).abs(), tiles.tilize(exact).abs()).reshape(-1, 16)
+    step = torch.exp2(torch.floor(torch.log2(rows.amax(dim=1).clamp(min=2**-100))) - 6)
+    error = (tiles.tilize(out) - tiles.tilize(exact)).reshape(-1, 16).abs()
+    assert bool((error <= step[:, None]).all()), "an element is more than one step of its face row off"
 
 
 def mean_abs(a: torch.Tensor, b: torch.Tensor) -> float:
@@ -72,12 +35,12 @@ def mean_abs(a: torch.Tensor, b: torch.Tensor) -> float:
 
 def test_matmul_of_bfp8_inputs_matches_torch_on_the_quantized_inputs():
     generator = torch.Generator().manual_seed(0)
-    m = n = GRID[0] * BLOCK * 32
-    k = 4 * BLOCK * 32
+    m = n = matmul_example.GRID * matmul_example.BLOCK * 32
+    k = 4 * matmul_example.BLOCK * 32
     a = torch.randn(m, k, generator=generator).to(torch.bfloat16)
     b = torch.randn(k, n, generator=generator).to(torch.bfloat16)
     out = torch.zeros(m, n, dtype=torch.bfloat16)
-    kernel = bfp8_matmul({"a": "bfloat8_b", "b": "bfloat8_b"})
+    kernel = matmul_example.matmul_kernel({"a": "bfloat8_b", "b": "bfloat8_b"})
     program = kernel.compile(a, b, out).program
     assert [(buf.name, buf.data_format, buf.page_size) for buf in program.buffers] == [
         ("a", "bfp8_b", 1088), ("b", "bfp8_b", 1088), ("out", "bf16", 2048)
@@ -85,7 +48,7 @@ def test_matmul_of_bfp8_inputs_matches_torch_on_the_quantized_inputs():
     assert [(cb.data_format, cb.page_size) for cb in program.cbs[:3]] == [("bfp8_b", 1088)] * 2 + [("bf16", 2048)]
     kernel(a, b, out)
     expected = tiles.as_stored(a, "bfp8_b") @ tiles.as_stored(b, "bfp8_b")
-    # |out| ~ 16 (sqrt(k)); four bf16 roundings of the loop-carried sum, as examples/matmul.py.
+    # |out| ~ 16 (sqrt(k)); four bf16 roundings of the loop-carried sum, as examples/matmul.py's.
     kernels.assert_close(out, expected, max_abs=0.5, min_pcc=0.9999)
     # The kernel saw the quantized values, not the bf16 ones: its error against the
     # unquantized product is the quantization's (~1/128 relative per input).
@@ -114,48 +77,45 @@ def test_eltwise_writing_a_bfp8_output_rounds_to_its_face_rows_exponents():
     exact = (x.float() + y.float()).to(torch.bfloat16).float()  # DST holds bf16
     # On the bfp8_b grid: writing it again changes nothing.
     assert torch.equal(tiles.as_stored(out, "bfp8_b"), out)
-    rows = tiles.tilize(exact).reshape(-1, 16)
-    step = torch.exp2(torch.floor(torch.log2(rows.abs().amax(dim=1))) - 6)
-    error = (tiles.tilize(out) - tiles.tilize(exact)).reshape(-1, 16).abs()
-    assert bool((error <= step[:, None]).all()), "an element is more than one step of its face row off"
+    assert_within_a_step_of_the_face_row(out, exact)
     kernels.assert_close(out, exact, max_abs=8.0 / 64, min_pcc=0.9999)  # |x + y| < 8
 
 
 BIG = (16, 8)  # tiles per block
 
 
-def copy_kernel(dtypes):
-    @pykernel_gen(grid=(1, 1), block_factors=[BIG, BIG, BIG], dtypes=dtypes)
-    def add(x, y, out):
-        x_acc, y_acc, out_acc = TensorAccessor(x), TensorAccessor(y), TensorAccessor(out)
-
-        @compute()
-        def apply(x_cb: CircularBuffer, y_cb: CircularBuffer, out_cb: CircularBuffer):
-            with x_cb.wait() as a, y_cb.wait() as b, out_cb.reserve() as o:
-                o.store(a + b)
-
-        @datamovement()
-        def reader(x_cb: CircularBuffer, y_cb: CircularBuffer, out_cb: CircularBuffer):
-            with x_cb.reserve() as blk:
-                dma(x_acc[0, 0], blk).wait()
-            with y_cb.reserve() as blk:
-                dma(y_acc[0, 0], blk).wait()
-
-        @datamovement()
-        def writer(x_cb: CircularBuffer, y_cb: CircularBuffer, out_cb: CircularBuffer):
-            with out_cb.wait() as blk:
-                dma(blk, out_acc[0, 0]).wait()
-
-        return Program(apply, reader, writer)(x, y, out)
-
-    return add
-
-
 def test_the_l1_budget_counts_1088_byte_bfp8_tiles():
     specs = [TensorSpec((BIG[0] * 32, BIG[1] * 32))] * 3
     # 3 CBs x 2 blocks x 128 tiles: 1536 KiB of bf16 does not fit; 816 KiB of bfp8_b does.
     with pytest.raises(KernelError, match="circular buffers need 1536 KiB"):
-        copy_kernel(None).compile(*specs)
-    bfp8 = {"x": "bfloat8_b", "y": "bfloat8_b", "out": "bfloat8_b"}
-    program = copy_kernel(bfp8).compile(*specs).program
+        kernels.binary_kernel(lambda a, b: a + b, block=BIG, grid=(1, 1)).compile(*specs)
+    bfp8 = {"lhs": "bfloat8_b", "rhs": "bfloat8_b", "out": "bfloat8_b"}
+    kernel = kernels.binary_kernel(lambda a, b: a + b, block=BIG, grid=(1, 1), dtypes=bfp8)
+    program = kernel.compile(*specs).program
     assert sum(cb.num_pages * cb.page_size for cb in program.cbs) == 3 * 2 * 128 * 1088
+
+
+def test_implicit_operands_read_and_write_bfp8_tiles():
+    """Generated readers and writers (d2m-generate-datamovement) move bfp8_b pages too:
+    out = a * b + a with a, b and out stored as bfp8_b, 2x2 cores."""
+
+    @compute()
+    def apply(a_cb: CircularBuffer, b_cb: CircularBuffer, out_cb: CircularBuffer):
+        with a_cb.wait() as x, b_cb.wait() as y, out_cb.reserve() as o:
+            o.store(x * y + x)
+
+    bfp8 = {"a": "bfloat8_b", "b": "bfloat8_b", "out": "bfloat8_b"}
+
+    @pykernel_gen(grid=(2, 2), block_factors=[(1, 2)] * 3, dtypes=bfp8)
+    def fma(a, b, out):
+        return Program(apply)(a, b, out)
+
+    shape = (64, 128)
+    a = kernels.random_bf16(shape, -2.0, 2.0, seed=5)
+    b = kernels.random_bf16(shape, -2.0, 2.0, seed=6)
+    out = torch.zeros(shape)
+    fma(a, b, out)
+    aq, bq = tiles.as_stored(a, "bfp8_b"), tiles.as_stored(b, "bfp8_b")
+    exact = ((aq * bq).to(torch.bfloat16).float() + aq).to(torch.bfloat16).float()  # DST holds bf16
+    assert torch.equal(tiles.as_stored(out, "bfp8_b"), out)  # on the bfp8_b grid
+    assert_within_a_step_of_the_face_row(out, exact)

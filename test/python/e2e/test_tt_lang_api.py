@@ -516,3 +516,74 @@ def test_matmul_with_indexing_maps_and_implicit_operands():
     matmul_implicit(a, b, out)
     # K = 256 products of values in [-1, 1]: |out| up to ~15, bf16 partial sums
     assert_close(out, a.float() @ b.float(), max_abs=0.25, min_pcc=0.999)
+
+
+# ---------------------------------------------------------------- num_outs
+
+
+@pykernel_gen(grid=(1, 1), block_factors=[(2, 2)] * 3, num_outs=2)
+def exp_and_rsqrt(a, exp_out, rsqrt_out):
+    """Two outputs (tt-lang required num_outs=1): both tensors after the inputs are
+    written."""
+    a_accessor = TensorAccessor(a)
+    exp_accessor = TensorAccessor(exp_out)
+    rsqrt_accessor = TensorAccessor(rsqrt_out)
+
+    @compute()
+    async def compute_both(a_cb: CircularBuffer, exp_cb: CircularBuffer, rsqrt_cb: CircularBuffer):
+        a_block = a_cb.wait()
+        e = exp_cb.reserve()
+        e.store(exp(a_block))
+        r = rsqrt_cb.reserve()
+        r.store(rsqrt(a_block))
+
+    @datamovement()
+    async def dm_reader(a_cb: CircularBuffer, exp_cb: CircularBuffer, rsqrt_cb: CircularBuffer):
+        dma(a_accessor[0, 0], a_cb.reserve()).wait()
+
+    @datamovement()
+    async def dm_writer(a_cb: CircularBuffer, exp_cb: CircularBuffer, rsqrt_cb: CircularBuffer):
+        dma(exp_cb.wait(), exp_accessor[0, 0]).wait()
+        dma(rsqrt_cb.wait(), rsqrt_accessor[0, 0]).wait()
+
+    return Program(compute_both, dm_reader, dm_writer)(a, exp_out, rsqrt_out)
+
+
+def test_two_outputs():
+    a = random_bf16((ROWS, COLS), 0.25, 2.0, seed=22)
+    exp_out = torch.zeros((ROWS, COLS), dtype=torch.bfloat16)
+    rsqrt_out = torch.zeros((ROWS, COLS), dtype=torch.bfloat16)
+    exp_and_rsqrt(a, exp_out, rsqrt_out)
+    assert_close(exp_out, torch.exp(a.float()), max_abs=0.06, min_pcc=0.999)
+    assert_close(rsqrt_out, torch.rsqrt(a.float()), max_abs=0.02, min_pcc=0.999)
+
+
+@pykernel_gen(grid=(2, 2), block_factors=[(2, 2), (2, 2)])
+def exp_then_sqrt(x, out):
+    """tt-lang's test_runtime_chained_unary pattern: the block pushed and read back is
+    stored into again and pushed once more (the read-back undid the first push)."""
+
+    @compute()
+    async def compute_chained(x_cb: CircularBuffer, out_cb: CircularBuffer):
+        inp = x_cb.wait()
+        o = out_cb.reserve()
+        o.store(exp(inp))
+        out_cb.push()
+        intermediate = out_cb.wait()
+        o.store(sqrt(intermediate))
+        x_cb.pop()
+        out_cb.push()
+
+    @datamovement()
+    async def dm_movement(x_cb: CircularBuffer, out_cb: CircularBuffer):
+        pass
+
+    return Program(compute_chained, dm_movement)(x, out)
+
+
+def test_store_again_into_a_block_read_back():
+    x = random_bf16(SHAPE, -2.0, 2.0, seed=23)
+    out = torch.zeros(SHAPE, dtype=torch.bfloat16)
+    exp_then_sqrt(x, out)
+    # exp rounded to bf16, then sqrt: e^(x/2) up to ~2.7
+    assert_close(out, torch.exp(x.float() / 2), max_abs=0.03, min_pcc=0.999)

@@ -7,6 +7,7 @@ import pytest
 
 # emulator_programs.py: the descriptors of the hand-written emulator kernels.
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "emulator"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 
 @pytest.fixture(autouse=True)

@@ -107,3 +107,15 @@ def test_impossible_options_are_rejected_at_the_decorator(options, words):
 def kernel_decorator_line() -> int:
     lines = open(__file__).read().splitlines()
     return next(n for n, text in enumerate(lines, 1) if "# the decorator" in text)
+
+
+def test_the_l1_budget_error_carries_its_numbers():
+    import bad_inputs
+    from ttlang.dsl.diagnostics import L1BudgetError
+
+    with pytest.raises(L1BudgetError) as info:
+        bad_inputs.cbs_larger_than_l1()
+    error = info.value
+    assert error.bytes_needed == 2 * 2 * (64 * 64) * 2048  # two CBs of 2 blocks of 64x64 bf16 tiles
+    assert error.bytes_available == 1364 * 1024
+    assert [(cb.num_pages, cb.page_size) for cb in error.cbs] == [(8192, 2048), (8192, 2048)]

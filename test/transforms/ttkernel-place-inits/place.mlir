@@ -66,6 +66,38 @@ func.func @reduce_uninit() attributes {ttkernel.thread = #ttkernel.thread<comput
 
 // -----
 
+// The next init after a reduction sits in a loop (with another init, so neither is
+// hoisted): reduce_uninit goes before that loop, once, not into every iteration.
+// CHECK-LABEL: func.func @reduce_uninit_before_loop()
+// CHECK:      ttkernel.reduce_tile<max, row>
+// CHECK-NEXT: ttkernel.reduce_uninit()
+// CHECK-NEXT: scf.for
+// CHECK-NEXT:   ttkernel.exp_tile_init()
+// CHECK-NEXT:   ttkernel.exp_tile(
+// CHECK-NEXT:   ttkernel.recip_tile_init()
+// CHECK-NEXT:   ttkernel.recip_tile(
+// CHECK-NEXT: }
+// CHECK-NOT:  reduce_uninit
+func.func @reduce_uninit_before_loop() attributes {ttkernel.thread = #ttkernel.thread<compute>} {
+  %a = ttkernel.get_compile_time_arg_val(0)
+  %s = ttkernel.get_compile_time_arg_val(1)
+  %o = ttkernel.get_compile_time_arg_val(2)
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c2 = arith.constant 2 : i32
+  ttkernel.reduce_init<max, row>(%a, %s, %o)
+  ttkernel.reduce_tile<max, row>(%a, %s, %c0, %c0, %c0)
+  scf.for %j = %c0 to %c2 step %c1 : i32 {
+    ttkernel.exp_tile_init()
+    ttkernel.exp_tile(%j)
+    ttkernel.recip_tile_init()
+    ttkernel.recip_tile(%j)
+  }
+  func.return
+}
+
+// -----
+
 // Data-movement kernels are left alone.
 // CHECK-LABEL: func.func @reader()
 // CHECK-NEXT: ttkernel.get_compile_time_arg_val(0)
