@@ -1739,7 +1739,7 @@ class ThreadCompiler:
         operators.check_tile_aligned(f"the scaler of {name}()", scaler.shape)
         operators.common_tile_type(name, [block, scaler])
         method = ("row" if dim == 1 else "col") + pool
-        reduced = operators.reduce(self.emit, method, block, scaler)
+        reduced = operators.reduce(self.emit, method, block, scaler, f"{name}(..., dim={dim})")
         axis = -1 if dim == 1 else -2
         if block.shape[axis] > TILE:
             return operators.replicate_tiles(self.emit, reduced, block.shape)

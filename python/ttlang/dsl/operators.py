@@ -367,17 +367,18 @@ def fill(emit: Emit, value: Scalar, shape: tuple[int, ...], tile_type: TileType)
     )
 
 
-def reduce(emit: Emit, method: str, block: Block, scaler: Block) -> Block:
+def reduce(emit: Emit, method: str, block: Block, scaler: Block, spelling: str | None = None) -> Block:
     """`block.rowsum()` etc.: (..., R, C) -> (..., R, 1) for row reductions,
     (..., 1, C) for column ones, of `block * scaler[0, 0]` (the element [0][0] of the
     scaler's first tile; the rowsum() method passes a tile of ones). Reducing a
-    reduction's other axis gives a (1, 1) scalar."""
+    reduction's other axis gives a (1, 1) scalar. `spelling` names the call in errors
+    (default `.rowsum()` etc.)."""
     tile_op, dim = REDUCTIONS[method]
     rank = len(block.shape)
     reduced_axis = rank - 1 if dim == d2m.TileDim.ROW else rank - 2
     if block.shape[reduced_axis] % TILE:
         raise DSLError(
-            f".{method}() reduces an axis of {block.shape[reduced_axis]}, but needs whole tiles "
+            f"{spelling or f'.{method}()'} reduces an axis of {block.shape[reduced_axis]}, but needs whole tiles "
             f"(a multiple of {TILE}); the block is {format_shape(block.shape)}",
             "this axis was already reduced; reduce the other one, or broadcast first",
         )

@@ -364,3 +364,33 @@ def test_a_block_read_back_is_reserved_again():
         (sqrt,) = ops_named(module, "d2m.tile_sqrt")
         (store,) = ops_named(module, "d2m.store")
         assert store.operands[1] is sqrt.parent_op().results[0]
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        ("reduce_sum(blk.rowsum(), blk, dim=1)", r"reduce_sum\(\.\.\., dim=1\) reduces an axis of 1"),
+        ("reduce_max(blk, blk, dim=2)", r"reduce_max\(\.\.\., dim=2\): dim is 1"),
+        ("reduce_sum(blk)", r"bad call to reduce_sum\(\): missing a required argument: 'scaler'"),
+        ("bcast(blk, dim=3)", r"bcast\(\.\.\., dim=3\): dim is 1"),
+        ("exp(2.0)", r"exp\(\) takes a block, not float 2.0"),
+    ],
+)
+def test_tt_lang_operator_misuse(tmp_path, call, message):
+    """tt-lang's free functions with bad arguments: KernelErrors at the call's line."""
+    source = tmp_path / "tt_lang_kernel.py"
+    source.write_text(
+        "from ttlang.d2m_api import *\n"
+        "@pykernel_gen(grid=(1, 1))\n"
+        "def kernel(x, out):\n"
+        "    @compute()\n"
+        "    async def body(x_cb: CircularBuffer, out_cb: CircularBuffer):\n"
+        "        with x_cb.wait() as blk, out_cb.reserve() as o:\n"
+        f"            o.store({call})\n"
+        "    return Program(body)(x, out)\n"
+    )
+    namespace: dict = {}
+    exec(compile(source.read_text(), str(source), "exec"), namespace)
+    with pytest.raises(KernelError, match=message) as info:
+        namespace["kernel"].frontend_module(TILE, TILE)
+    assert info.value.line == 7

@@ -47,6 +47,10 @@ def test_matmul_of_bfp8_inputs_matches_torch_on_the_quantized_inputs():
     ]  # fmt: skip
     assert [(cb.data_format, cb.page_size) for cb in program.cbs[:3]] == [("bfp8_b", 1088)] * 2 + [("bf16", 2048)]
     kernel(a, b, out)
+    # Every core reads its row of a and column of b once: 4 K blocks of 2x2 + 2x2 tiles,
+    # 1088 bytes each over the NoC.
+    cores = matmul_example.GRID**2
+    assert kernel.compile(a, b, out).perf().dram_bytes_read == cores * 4 * 8 * 1088
     expected = tiles.as_stored(a, "bfp8_b") @ tiles.as_stored(b, "bfp8_b")
     # |out| ~ 16 (sqrt(k)); four bf16 roundings of the loop-carried sum, as examples/matmul.py's.
     kernels.assert_close(out, expected, max_abs=0.5, min_pcc=0.9999)

@@ -204,101 +204,113 @@ def test_bcast_of_reduction(dim):
 # intermediate into out_cb, push it, wait for it again and pop it, and keep computing
 # with the value; their reader reserves and fills blocks without pushing them, and
 # their compute thread pops nothing at the end: the compiler releases those blocks at
-# the end of the thread.
+# the end of the thread. With `implicit_movement` the data-movement threads are
+# empty (`pass` in tt-lang's kernels) and the compiler generates them.
 HEAD = 64
 
 
-@pykernel_gen(grid=(1, 1), block_factors=[(2, 2)] * 5)
-def attention_head(Q, K, V, ones, out):
-    Q_accessor = TensorAccessor(Q)
-    K_accessor = TensorAccessor(K)
-    V_accessor = TensorAccessor(V)
-    ones_accessor = TensorAccessor(ones)
-    out_accessor = TensorAccessor(out)
+def attention_head(implicit_movement: bool):
+    @pykernel_gen(
+        grid=(1, 1),
+        block_factors=[(2, 2)] * 5,
+        memory_space="DRAM" if implicit_movement else "L1",
+        ttnn_interop=implicit_movement,
+    )
+    def attention(Q, K, V, ones, out):
+        Q_accessor = TensorAccessor(Q)
+        K_accessor = TensorAccessor(K)
+        V_accessor = TensorAccessor(V)
+        ones_accessor = TensorAccessor(ones)
+        out_accessor = TensorAccessor(out)
 
-    @compute()
-    async def compute_attention(
-        Q_cb: CircularBuffer,
-        K_cb: CircularBuffer,
-        V_cb: CircularBuffer,
-        ones_cb: CircularBuffer,
-        out_cb: CircularBuffer,
-    ):
-        q = Q_cb.wait()
-        k = K_cb.wait()
-        v = V_cb.wait()
-        ones_val = ones_cb.wait()
-        o = out_cb.reserve()
+        @compute()
+        async def compute_attention(
+            Q_cb: CircularBuffer,
+            K_cb: CircularBuffer,
+            V_cb: CircularBuffer,
+            ones_cb: CircularBuffer,
+            out_cb: CircularBuffer,
+        ):
+            q = Q_cb.wait()
+            k = K_cb.wait()
+            v = V_cb.wait()
+            ones_val = ones_cb.wait()
+            o = out_cb.reserve()
 
-        S = q @ transpose(k)
-        o.store(S)
-        out_cb.push()
-        S = out_cb.wait()
-        out_cb.pop()
-        o = out_cb.reserve()
+            S = q @ transpose(k)
+            o.store(S)
+            out_cb.push()
+            S = out_cb.wait()
+            out_cb.pop()
+            o = out_cb.reserve()
 
-        S_scaled = S * (1.0 / HEAD**0.5)
-        o.store(S_scaled)
-        out_cb.push()
-        S_scaled = out_cb.wait()
-        out_cb.pop()
-        o = out_cb.reserve()
+            S_scaled = S * (1.0 / HEAD**0.5)
+            o.store(S_scaled)
+            out_cb.push()
+            S_scaled = out_cb.wait()
+            out_cb.pop()
+            o = out_cb.reserve()
 
-        exp_S = exp(S_scaled)
-        o.store(exp_S)
-        out_cb.push()
-        exp_S = out_cb.wait()
-        out_cb.pop()
-        o = out_cb.reserve()
+            exp_S = exp(S_scaled)
+            o.store(exp_S)
+            out_cb.push()
+            exp_S = out_cb.wait()
+            out_cb.pop()
+            o = out_cb.reserve()
 
-        sum_exp = bcast(reduce_sum(exp_S, ones_val, dim=1), dim=1)
-        o.store(sum_exp)
-        out_cb.push()
-        sum_exp = out_cb.wait()
-        out_cb.pop()
-        o = out_cb.reserve()
+            sum_exp = bcast(reduce_sum(exp_S, ones_val, dim=1), dim=1)
+            o.store(sum_exp)
+            out_cb.push()
+            sum_exp = out_cb.wait()
+            out_cb.pop()
+            o = out_cb.reserve()
 
-        P = exp(S_scaled) * recip(sum_exp)
-        o.store(P @ v)
-        out_cb.push()
+            P = exp(S_scaled) * recip(sum_exp)
+            o.store(P @ v)
+            out_cb.push()
 
-    @datamovement()
-    async def dm_loader(
-        Q_cb: CircularBuffer,
-        K_cb: CircularBuffer,
-        V_cb: CircularBuffer,
-        ones_cb: CircularBuffer,
-        out_cb: CircularBuffer,
-    ):
-        q_shard = Q_cb.reserve()
-        dma(Q_accessor[0, 0], q_shard).wait()
-        k_shard = K_cb.reserve()
-        dma(K_accessor[0, 0], k_shard).wait()
-        v_shard = V_cb.reserve()
-        dma(V_accessor[0, 0], v_shard).wait()
-        ones_shard = ones_cb.reserve()
-        dma(ones_accessor[0, 0], ones_shard).wait()
+        @datamovement()
+        async def dm_loader(
+            Q_cb: CircularBuffer,
+            K_cb: CircularBuffer,
+            V_cb: CircularBuffer,
+            ones_cb: CircularBuffer,
+            out_cb: CircularBuffer,
+        ):
+            if not implicit_movement:
+                q_shard = Q_cb.reserve()
+                dma(Q_accessor[0, 0], q_shard).wait()
+                k_shard = K_cb.reserve()
+                dma(K_accessor[0, 0], k_shard).wait()
+                v_shard = V_cb.reserve()
+                dma(V_accessor[0, 0], v_shard).wait()
+                ones_shard = ones_cb.reserve()
+                dma(ones_accessor[0, 0], ones_shard).wait()
 
-    @datamovement()
-    async def dm_writer(
-        Q_cb: CircularBuffer,
-        K_cb: CircularBuffer,
-        V_cb: CircularBuffer,
-        ones_cb: CircularBuffer,
-        out_cb: CircularBuffer,
-    ):
-        out_shard = out_cb.wait()
-        dma(out_shard, out_accessor[0, 0]).wait()
+        @datamovement()
+        async def dm_writer(
+            Q_cb: CircularBuffer,
+            K_cb: CircularBuffer,
+            V_cb: CircularBuffer,
+            ones_cb: CircularBuffer,
+            out_cb: CircularBuffer,
+        ):
+            if not implicit_movement:
+                out_shard = out_cb.wait()
+                dma(out_shard, out_accessor[0, 0]).wait()
 
-    return Program(compute_attention, dm_loader, dm_writer)(Q, K, V, ones, out)
+        return Program(compute_attention, dm_loader, dm_writer)(Q, K, V, ones, out)
+
+    return attention
 
 
-def test_values_re_read_through_the_out_cb():
+@pytest.mark.parametrize("implicit_movement", [False, True], ids=["explicit_dma", "implicit"])
+def test_values_re_read_through_the_out_cb(implicit_movement):
     generator = torch.Generator().manual_seed(15)
     Q, K, V = (torch.randn((HEAD, HEAD), generator=generator).to(torch.bfloat16) for _ in range(3))
     ones = torch.ones((HEAD, HEAD), dtype=torch.bfloat16)
     out = torch.zeros((HEAD, HEAD), dtype=torch.bfloat16)
-    attention_head(Q, K, V, ones, out)
+    attention_head(implicit_movement)(Q, K, V, ones, out)
     expected = torch.softmax(Q.float() @ K.float().T / HEAD**0.5, dim=1) @ V.float()
     # |out| <= max |V| ~ 3; every intermediate is rounded to bf16 through the CB
     assert_close(out, expected, max_abs=0.05, min_pcc=0.999)
@@ -409,68 +421,7 @@ def test_sums_through_nested_loops_and_through_a_cb():
 
 # ------------------------------------ implicit operands: `pass` data movement
 # tt-lang's kernels left data movement to the compiler: threads whose body is `pass`,
-# tensors no thread moves with dma. The same kernels as above, that way.
-
-
-@pykernel_gen(grid=(1, 1), block_factors=[(2, 2)] * 5, memory_space="DRAM", ttnn_interop=True)
-def attention_head_implicit(Q, K, V, ones, out):
-    @compute()
-    async def compute_attention(
-        Q_cb: CircularBuffer,
-        K_cb: CircularBuffer,
-        V_cb: CircularBuffer,
-        ones_cb: CircularBuffer,
-        out_cb: CircularBuffer,
-    ):
-        q = Q_cb.wait()
-        k = K_cb.wait()
-        v = V_cb.wait()
-        ones_val = ones_cb.wait()
-        o = out_cb.reserve()
-        o.store(q @ transpose(k) * (1.0 / HEAD**0.5))
-        out_cb.push()
-        S_scaled = out_cb.wait()
-        out_cb.pop()
-        o = out_cb.reserve()
-        o.store(bcast(reduce_sum(exp(S_scaled), ones_val, dim=1), dim=1))
-        out_cb.push()
-        sum_exp = out_cb.wait()
-        out_cb.pop()
-        o = out_cb.reserve()
-        o.store((exp(S_scaled) * recip(sum_exp)) @ v)
-
-    @datamovement()
-    async def dm_reader(
-        Q_cb: CircularBuffer,
-        K_cb: CircularBuffer,
-        V_cb: CircularBuffer,
-        ones_cb: CircularBuffer,
-        out_cb: CircularBuffer,
-    ):
-        pass
-
-    @datamovement()
-    async def dm_writer(
-        Q_cb: CircularBuffer,
-        K_cb: CircularBuffer,
-        V_cb: CircularBuffer,
-        ones_cb: CircularBuffer,
-        out_cb: CircularBuffer,
-    ):
-        pass
-
-    return Program(compute_attention, dm_reader, dm_writer)(Q, K, V, ones, out)
-
-
-def test_attention_with_implicit_operands_and_values_re_read():
-    generator = torch.Generator().manual_seed(19)
-    Q, K, V = (torch.randn((HEAD, HEAD), generator=generator).to(torch.bfloat16) for _ in range(3))
-    ones = torch.ones((HEAD, HEAD), dtype=torch.bfloat16)
-    out = torch.zeros((HEAD, HEAD), dtype=torch.bfloat16)
-    attention_head_implicit(Q, K, V, ones, out)
-    expected = torch.softmax(Q.float() @ K.float().T / HEAD**0.5, dim=1) @ V.float()
-    assert_close(out, expected, max_abs=0.05, min_pcc=0.999)
-
+# tensors no thread moves with dma (also the attention head above, implicit_movement).
 
 # (m, n, k) loop dims: a (m, k), b (k, n), out (m, n); tiles per loop dim, tt-lang's
 # block_factors spelling; a 2x2 grid splits m and n, every core walks k.
