@@ -20,6 +20,29 @@ Device* g_active_device = nullptr;
 // Labels of every thread, prepared before the run so a crash handler can print the
 // crashing thread without allocating.
 std::vector<std::string> g_crash_labels;
+// By fiber id: the thread's fiber and its last kernel API call (a string literal).
+std::vector<const Fiber*> g_fibers;
+std::vector<const char*> g_last_calls;
+
+void write_text(const char* text) {
+  ssize_t ignored = write(STDERR_FILENO, text, strlen(text));
+  (void)ignored;
+}
+
+// The launcher stops a run past its time limit with SIGTERM: name every thread still
+// running and its last kernel API call, then exit as a kernel error.
+void timeout_handler(int) {
+  write_text("ttemu error: stopped at the time limit; threads still running:\n");
+  for (size_t id = 0; id < g_fibers.size(); ++id) {
+    if (!g_fibers[id] || g_fibers[id]->state() == Fiber::State::Done) continue;
+    write_text("ttemu error:   ");
+    write_text(g_crash_labels[id].c_str());
+    write_text(": last API call ");
+    write_text(g_last_calls[id] ? g_last_calls[id] : "(none yet)");
+    write_text("\n");
+  }
+  _exit(kExitKernelError);
+}
 
 void crash_handler(int signal_number) {
   const char* what = signal_number == SIGSEGV ? "SIGSEGV (invalid memory access)"
@@ -81,6 +104,10 @@ void install_crash_handlers() {
   action.sa_handler = crash_handler;
   action.sa_flags = SA_ONSTACK;
   for (int signal_number : {SIGSEGV, SIGBUS, SIGFPE, SIGILL}) sigaction(signal_number, &action, nullptr);
+  struct sigaction stop {};
+  stop.sa_handler = timeout_handler;
+  stop.sa_flags = SA_ONSTACK;
+  sigaction(SIGTERM, &stop, nullptr);
 }
 }  // namespace
 
@@ -228,9 +255,15 @@ bool Device::overlaps_semaphores(uint32_t offset, uint32_t size) const {
   return num_semaphores_ > 0 && offset < end && offset + size > kSemaphoreOffset;
 }
 
+void Device::note_api_call(const char* call) {
+  if (scheduler_.in_fiber()) g_last_calls[scheduler_.current().id()] = call;
+}
+
 void Device::run() {
   // Every core runs one thread per kernel kind present; ids order ties deterministically.
   g_crash_labels.assign(cores_.size() * kThreadsPerCore, "");
+  g_fibers.assign(cores_.size() * kThreadsPerCore, nullptr);
+  g_last_calls.assign(cores_.size() * kThreadsPerCore, nullptr);
   for (auto& core : cores_) {
     core->threads().resize(kThreadsPerCore);
     for (int kind = 0; kind < kThreadsPerCore; ++kind) {
@@ -261,6 +294,7 @@ void Device::run() {
           Device::active().scheduler().wait_until(
               std::max({self->reads_done_at, self->writes_done_at, self->pack_clock}));
         });
+        g_fibers[id] = thread.fiber;
       }
   install_crash_handlers();
   for (;;) {

@@ -69,6 +69,9 @@ class Device {
   NocTiming& noc() { return noc_; }
   MathLanes& math_lanes() { return *math_lanes_; }
   KernelThread& thread();
+  // Remembers `call` (a string literal) as the calling thread's last kernel API call,
+  // for the report of a run stopped at its time limit (SIGTERM from the launcher).
+  void note_api_call(const char* call);
   Core& core_at_noc(uint32_t x, uint32_t y, const char* call);
   Core& core(int index) { return *cores_[index]; }
   // The core and offset of an L1 address handed out by get_write_ptr & co.

@@ -27,6 +27,7 @@ const CostTable& costs() { return Device::active().costs(); }
 // The calling compute thread's core; compute calls from a data-movement kernel fail.
 // Deferred matmuls (math_lanes.h) finish first unless the call is another matmul.
 Core& compute_core(const char* call, bool drain = true) {
+  device().note_api_call(call);
   KernelThread& thread = device().thread();
   if (thread.kind != ThreadKind::Compute)
     fail(std::string(call) + " is a compute API call, made from a data-movement kernel");
@@ -151,12 +152,14 @@ uint32_t common_runtime_arg(uint32_t index) {
 // In a compute kernel, cb_wait_front/cb_pop_front run on the unpacker (the fiber's
 // clock) and cb_reserve_back/cb_push_back on the packer (KernelThread::pack_clock).
 void cb_wait_front(uint32_t cb, uint32_t num_pages) {
+  device().note_api_call("cb_wait_front");
   TracedCall traced("cb_wait_front", CbOp::Wait, cb, num_pages);
   uint64_t pushed = device().thread().core->cb(cb, "cb_wait_front").wait_front(scheduler(), num_pages);
   scheduler().wait_until(pushed);
   scheduler().advance(costs().cb_call);
 }
 void cb_pop_front(uint32_t cb, uint32_t num_pages) {
+  device().note_api_call("cb_pop_front");
   TracedCall traced("cb_pop_front", CbOp::Pop, cb, num_pages);
   device().math_lanes().drain(device().thread().core->index());  // pending matmuls may read the popped pages
   scheduler().advance(costs().cb_call);
@@ -164,6 +167,7 @@ void cb_pop_front(uint32_t cb, uint32_t num_pages) {
   device().thread().core->cb(cb, "cb_pop_front").pop_front(scheduler(), num_pages, scheduler().now());
 }
 void cb_reserve_back(uint32_t cb, uint32_t num_pages) {
+  device().note_api_call("cb_reserve_back");
   TracedCall traced("cb_reserve_back", CbOp::Reserve, cb, num_pages);
   KernelThread& thread = device().thread();
   uint64_t freed = thread.core->cb(cb, "cb_reserve_back").reserve_back(scheduler(), num_pages);
@@ -176,6 +180,7 @@ void cb_reserve_back(uint32_t cb, uint32_t num_pages) {
   }
 }
 void cb_push_back(uint32_t cb, uint32_t num_pages) {
+  device().note_api_call("cb_push_back");
   TracedCall traced("cb_push_back", CbOp::Push, cb, num_pages);
   KernelThread& thread = device().thread();
   uint64_t time;
@@ -492,6 +497,7 @@ uint64_t dram_page_noc_addr(uint32_t bank_base_address, uint32_t page_id, uint32
 void noc_read(uint64_t src_noc_addr, uint32_t dst_l1_addr, uint32_t size) {
   TracedCall traced("noc_async_read");
   const char* call = "noc_async_read";
+  device().note_api_call(call);
   scheduler().sync_point();
   KernelThread& thread = device().thread();
   uint8_t* destination = thread.core->l1() + local_l1_offset(dst_l1_addr, size, call, "destination");
@@ -521,6 +527,7 @@ void noc_read(uint64_t src_noc_addr, uint32_t dst_l1_addr, uint32_t size) {
 void noc_write(uint32_t src_l1_addr, uint64_t dst_noc_addr, uint32_t size) {
   TracedCall traced("noc_async_write");
   const char* call = "noc_async_write";
+  device().note_api_call(call);
   scheduler().sync_point();
   KernelThread& thread = device().thread();
   const uint8_t* source = thread.core->l1() + local_l1_offset(src_l1_addr, size, call, "source");
@@ -550,6 +557,7 @@ void noc_write_multicast(uint32_t src_l1_addr, uint64_t dst_mcast_addr, uint32_t
                          bool include_self, bool linked) {
   TracedCall traced("noc_async_write_multicast");
   const char* call = "noc_async_write_multicast";
+  device().note_api_call(call);
   scheduler().sync_point();
   KernelThread& thread = device().thread();
   const uint8_t* source = thread.core->l1() + local_l1_offset(src_l1_addr, size, call, "source");
@@ -569,6 +577,7 @@ void noc_write_multicast(uint32_t src_l1_addr, uint64_t dst_mcast_addr, uint32_t
 }
 
 void noc_read_barrier() {
+  device().note_api_call("noc_async_read_barrier");
   TracedCall traced("noc_async_read_barrier");
   KernelThread& thread = device().thread();
   scheduler().wait_until(thread.reads_done_at);
@@ -577,6 +586,7 @@ void noc_read_barrier() {
 }
 
 void noc_write_barrier() {
+  device().note_api_call("noc_async_write_barrier");
   TracedCall traced("noc_async_write_barrier");
   KernelThread& thread = device().thread();
   scheduler().wait_until(thread.writes_done_at);
@@ -591,6 +601,7 @@ uint32_t semaphore_addr(uint32_t id) {
 }
 
 void semaphore_wait(volatile uint32_t* addr, uint32_t value, bool at_least) {
+  device().note_api_call("noc_semaphore_wait");
   TracedCall traced(at_least ? "noc_semaphore_wait_min" : "noc_semaphore_wait");
   scheduler().sync_point();
   Core& self = *device().thread().core;
@@ -607,6 +618,7 @@ void semaphore_wait(volatile uint32_t* addr, uint32_t value, bool at_least) {
 }
 
 void semaphore_set(volatile uint32_t* addr, uint32_t value) {
+  device().note_api_call("noc_semaphore_set");
   TracedCall traced("noc_semaphore_set");
   scheduler().sync_point();
   *addr = value;
@@ -617,6 +629,7 @@ void semaphore_set(volatile uint32_t* addr, uint32_t value) {
 void semaphore_inc(uint64_t noc_addr, uint32_t increment) {
   TracedCall traced("noc_semaphore_inc");
   const char* call = "noc_semaphore_inc";
+  device().note_api_call(call);
   scheduler().sync_point();
   NocAddress target = decode_noc_address(noc_addr);
   if (target.kind != NocAddress::Kind::Core) fail(std::string(call) + ": target is not a core NoC address");
@@ -629,6 +642,7 @@ void semaphore_inc(uint64_t noc_addr, uint32_t increment) {
 void semaphore_set_remote(uint32_t src_l1_addr, uint64_t dst_noc_addr) {
   TracedCall traced("noc_semaphore_set_remote");
   const char* call = "noc_semaphore_set_remote";
+  device().note_api_call(call);
   scheduler().sync_point();
   KernelThread& thread = device().thread();
   uint32_t value;
@@ -644,6 +658,7 @@ void semaphore_set_remote(uint32_t src_l1_addr, uint64_t dst_noc_addr) {
 void semaphore_set_multicast(uint32_t src_l1_addr, uint64_t dst_mcast_addr, uint32_t num_dests, bool include_self) {
   TracedCall traced("noc_semaphore_set_multicast");
   const char* call = "noc_semaphore_set_multicast";
+  device().note_api_call(call);
   scheduler().sync_point();
   KernelThread& thread = device().thread();
   uint32_t value;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <cstring>
 
 #include "numerics.h"
@@ -57,11 +58,23 @@ void matmul_accumulate_tile(const float* a, const float* b, bool transpose_b, bo
   matmul_rows(a, bt, round_to_bf16, dst);
 }
 
+namespace {
+// Max and min with NaN propagating from either operand, as torch.maximum/amax do
+// (std::max(x, NaN) is x, std::max(NaN, y) NaN: the result would depend on the order).
+// What the SFPU and the FPU's max pool do with NaN is not documented (docs/dsl.md).
+float max_keeping_nan(float x, float y) {
+  return std::isnan(x) || std::isnan(y) ? std::numeric_limits<float>::quiet_NaN() : std::max(x, y);
+}
+float min_keeping_nan(float x, float y) {
+  return std::isnan(x) || std::isnan(y) ? std::numeric_limits<float>::quiet_NaN() : std::min(x, y);
+}
+}  // namespace
+
 void reduce_tile(ReducePool pool, ReduceAxis axis, const float* a, float scaler, bool dst_written, float* dst) {
   bool is_max = pool == ReducePool::Max;
-  auto combine = [is_max](float x, float y) { return is_max ? std::max(x, y) : x + y; };
+  auto combine = [is_max](float x, float y) { return is_max ? max_keeping_nan(x, y) : x + y; };
   auto into_dst = [&](float* slot, float value) {
-    *slot = is_max ? (dst_written ? std::max(*slot, value) : value) : *slot + value;
+    *slot = is_max ? (dst_written ? max_keeping_nan(*slot, value) : value) : *slot + value;
   };
   if (axis == ReduceAxis::Row) {
     for (int r = 0; r < N; ++r) {
@@ -142,8 +155,8 @@ void sfpu_binary_tile(SfpuBinary op, const float* a, const float* b, float* out)
       case SfpuBinary::Sub: out[i] = x - y; break;
       case SfpuBinary::Mul: out[i] = x * y; break;
       case SfpuBinary::Div: out[i] = x / y; break;
-      case SfpuBinary::Max: out[i] = std::max(x, y); break;
-      case SfpuBinary::Min: out[i] = std::min(x, y); break;
+      case SfpuBinary::Max: out[i] = max_keeping_nan(x, y); break;
+      case SfpuBinary::Min: out[i] = min_keeping_nan(x, y); break;
     }
   }
 }

@@ -156,19 +156,34 @@ def _arg_word(arg: RuntimeArg, same_buffer: dict[str, str]) -> str:
 
 
 def _run_subprocess(executable: Path, work: Path, timeout: float, environment: dict[str, str]) -> None:
-    try:
-        result = subprocess.run(
-            [str(executable), str(work)],
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            env={**os.environ, **environment},
-        )
-    except subprocess.TimeoutExpired:
-        raise EmulatorError(
-            f"the emulated program did not finish within {timeout:g} s: a kernel probably loops forever "
-            "(set TTLANG_EMULATOR_TIMEOUT to allow longer runs)"
-        ) from None
+    with subprocess.Popen(
+        [str(executable), str(work)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, **environment},
+    ) as process:
+        try:
+            stdout, stderr = process.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            # SIGTERM: the emulator names every thread still running and its last API call.
+            process.terminate()
+            try:
+                _, stderr = process.communicate(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                _, stderr = process.communicate()
+            where = [l.removeprefix("ttemu error: ") for l in stderr.splitlines() if l.strip()]
+            raise EmulatorError(
+                "\n".join(
+                    [
+                        f"the emulated program did not finish within {timeout:g} s: a kernel probably "
+                        "loops forever (set TTLANG_EMULATOR_TIMEOUT to allow longer runs)",
+                        *where,
+                    ]
+                )
+            ) from None
+    result = subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr)
     if result.returncode == 0:
         return
     messages = [l.removeprefix("ttemu error: ") for l in result.stderr.splitlines() if l.strip()]
