@@ -100,9 +100,9 @@ KERNELS = ("implicit", "explicit")
 """`implicit`: the kernel above; `explicit`: examples/flash_attention_explicit.py's."""
 DEVICE_GRID = load_device().grid.compute_grid
 """The cores (rows, cols) the n150 gives kernels (its device description)."""
-N150_CORES = 64
-PEAK_FLOP_PER_CYCLE = {"LoFi": 4096, "HiFi2": 2048, "HiFi3": 1365, "HiFi4": 1024}
-"""Per core (shared/reference/tensix.md: 8x16 x 16x16 per cycle per fidelity phase)."""
+N150_CORES = DEVICE_GRID[0] * DEVICE_GRID[1]
+PEAK_FLOP_PER_CYCLE = {f: load_device().peak_flops_per_cycle(f) for f in ("LoFi", "HiFi2", "HiFi3", "HiFi4")}
+"""Per core, from the device description (8x16 x 16x16 per cycle per fidelity phase)."""
 CHUNK_CANDIDATES = (256, 128, 64, 32)
 
 
@@ -139,7 +139,8 @@ class FlashAttention:
         return out.reshape(self.shape)
 
     def perf_summary(self) -> str:
-        """Modeled time of the last run, its TFLOP/s and share of the n150 8x8 peak."""
+        """Modeled time of the last run (the calibrated cost model, docs/cost_model.md),
+        its TFLOP/s and share of the n150 8x8 peak."""
         report = self.artifact.perf()
         seconds = report.cycles / report.clock_hz
         peak = N150_CORES * PEAK_FLOP_PER_CYCLE[report.math_fidelity] * report.clock_hz
@@ -147,7 +148,8 @@ class FlashAttention:
         return (
             f"{report.cycles} cycles = {seconds * 1e6:.1f} us at 1 GHz, {tflops:.2f} TFLOP/s = "
             f"{100e12 * tflops / peak:.1f}% of the n150 8x8 {report.math_fidelity} peak "
-            f"({peak / 1e12:.0f} TFLOP/s)"
+            f"({peak / 1e12:.0f} TFLOP/s); cost model calibrated on tt-metal's published "
+            "measurements (docs/cost_model.md)"
         )
 
 

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <unordered_map>
 
 #include "cost_table.h"
 #include "device.h"
@@ -252,12 +253,27 @@ void tile_regs_release() {
 }
 
 void init(InitKind kind) {
-  static const char* const names[] = {"compute_kernel_hw_startup/binary_op_init_common/init_sfpu",
-                                      "copy_tile_init", "mm_init", "reduce_init", "add/sub/mul_tiles_init",
-                                      "bcast init", "transpose_wh_init", "SFPU op init", "pack_reconfig_data_format"};
+  static const char* const names[] = {"compute_kernel_hw_startup", "copy_init", "matmul_init", "reduce_init",
+                                      "add/sub/mul_init", "bcast init", "transpose_init", "SFPU op init",
+                                      "pack_reconfig_data_format"};
   TracedCall traced(names[static_cast<int>(kind)]);
   compute_core(names[static_cast<int>(kind)]);
   scheduler().advance(costs().init);
+}
+
+// tt-metal 0.81.1 sets the B transpose in matmul_init, not per matmul_tiles.
+namespace {
+std::unordered_map<const Core*, bool>& matmul_transposes() {
+  static std::unordered_map<const Core*, bool> transposes;
+  return transposes;
+}
+}  // namespace
+
+void set_matmul_transpose(bool transpose_b) { matmul_transposes()[&compute_core("matmul_init", false)] = transpose_b; }
+
+bool matmul_transpose() {
+  auto found = matmul_transposes().find(&compute_core("matmul_tiles", false));
+  return found != matmul_transposes().end() && found->second;
 }
 
 // ---- compute: math ---------------------------------------------------------------------

@@ -1,6 +1,6 @@
 // The calls the tt-metal-style kernel API headers make into the emulator runtime.
 //
-// The kernel API headers (compute_kernel_api/*.h, dataflow_api.h) are thin inline
+// The kernel API headers (api/compute/*.h, api/dataflow/dataflow_api.h) are thin inline
 // wrappers with tt-metal's names and signatures; every call lands here, in the runtime
 // library (lib/), which checks it, performs it on the calling core and charges its cost
 // to the calling thread's virtual clock.
@@ -67,6 +67,9 @@ void tile_regs_commit();
 void tile_regs_wait();
 void tile_regs_release();
 void init(InitKind kind);
+// matmul_init's B-transpose flag, kept per core until its next matmul_init.
+void set_matmul_transpose(bool transpose_b);
+bool matmul_transpose();
 void copy_tile(uint32_t cb, uint32_t tile, uint32_t dst);
 void pack_tile(uint32_t dst, uint32_t cb, uint32_t out_tile, bool out_of_order);
 void matmul_tiles(uint32_t cb0, uint32_t cb1, uint32_t tile0, uint32_t tile1, uint32_t dst,
@@ -84,7 +87,7 @@ void sfpu_binary(SfpuBinary op, uint32_t dst0, uint32_t dst1, uint32_t out);
 // template argument, the DST format it reads (Float16_b: 16-bit DST, Float32: 32-bit).
 void sfpu_where(uint32_t cond, uint32_t if_true, uint32_t if_false, uint32_t out, DataFormat format);
 void fill_tile(uint32_t dst, float value);
-// DST[dst_to] = DST[dst_from] (copy_dest_values: destination first).
+// DST[dst_to] = DST[dst_from] (the API's copy_dest_values takes the source first).
 void copy_dest_values(uint32_t dst_to, uint32_t dst_from);
 
 // ---- data movement ----------------------------------------------------------------

@@ -1,6 +1,6 @@
 // What compute and data-movement kernels share: attribute macros, kernel arguments,
 // compile-time arguments and the circular-buffer calls (tt-metal declares these in
-// both compute_kernel_api/cb_api.h and dataflow_api.h).
+// both api/compute/cb_api.h and api/dataflow/dataflow_api.h).
 #pragma once
 
 #include <cstdint>

@@ -39,12 +39,12 @@ for name, source in artifact.sources.items():
 # CHECK: (1, 1)
 
 # CHECK-LABEL: // ===== add_compute
-# CHECK: void MAIN {
+# CHECK: void kernel_main() {
 # CHECK: cb_wait_front([[LHS:.*]], 1);
 # CHECK-NEXT: cb_wait_front([[RHS:.*]], 1);
 # CHECK-NEXT: cb_reserve_back([[OUT:.*]], 1);
 # CHECK: tile_regs_acquire();
-# CHECK-NEXT: add_tiles_init([[LHS]], [[RHS]]);
+# CHECK-NEXT: add_init([[LHS]], [[RHS]]);
 # CHECK-NEXT: add_tiles([[LHS]], [[RHS]], 0, 0, 0);
 # CHECK-NEXT: tile_regs_commit();
 # CHECK-NEXT: tile_regs_wait();

@@ -11,11 +11,11 @@
 #include <string>
 #include <vector>
 
-#include "compute_kernel_api/eltwise_binary.h"
-#include "compute_kernel_api/pack.h"
-#include "compute_kernel_api/reg_api.h"
+#include "api/compute/eltwise_binary.h"
+#include "api/compute/pack.h"
+#include "api/compute/reg_api.h"
 #include "cost_table.h"
-#include "dataflow_api.h"
+#include "api/dataflow/dataflow_api.h"
 #include "device.h"
 #include "errors.h"
 #include "noc.h"

@@ -19,7 +19,9 @@ attribute `ttlang.program` describing the launch for program assembly:
 
 Kernel arguments, the same for every kernel: compile-time argument `i` is the id of CB
 `i`; the runtime arguments are listed by `runtime_args` (DRAM base address of each
-tensor, then the core's coordinates and the grid size).
+tensor, the core's coordinates and the grid size, then the NoC x of every grid column
+and the NoC y of every grid row: a kernel addresses another core by looking its
+coordinates up there, so each launcher numbers the NoC as its target does).
 
 Rewrites:
 - CB ops: `d2m.wait/reserve/pop/push` -> `cb_wait_front/cb_reserve_back/cb_pop_front/
@@ -28,7 +30,8 @@ Rewrites:
   `noc_async_read_tile/write_tile` through an `InterleavedAddrGenFast` built from the
   buffer's address argument; `d2m.dma_wait` -> the read or write barrier.
 - Multicast: `d2m.dma_mcast` -> `noc_async_write_multicast` of the block to the same
-  address on the rectangle's cores other than the sender (NoC x = column, y = row).
+  address on the rectangle's cores other than the sender; the rectangle's corners are
+  the NoC coordinates of its first and last column and row (the `noc_x`/`noc_y` args).
 - Semaphores (the generic's block arguments after the CBs; id = position among them):
   `semaphore_wait` -> `noc_semaphore_wait` (+ `noc_semaphore_set` of the reset value);
   `semaphore_set` -> `noc_semaphore_set` here and, with a core or rectangle,
@@ -45,7 +48,7 @@ Rewrites:
   operand's slot takes the result), on `sfpu` the SFPU form; a matmul whose B is a
   `d2m.tile_transpose` on the `unpack` engine reads that tile with the unpacker's
   transpose (`mm_init`/`matmul_tiles` `transpose = 1`);
-  a `d2m.tile_copy` of a DST tile is `copy_dest_values(d, s)` (destination first);
+  a `d2m.tile_copy` of a DST tile is `copy_dest_values<format>(s, d)` (source first);
   `d2m.tile_where` (all three operands in DST) is `where_tile` in DST's format (f32 with
   `fp32_dest_acc_en`, else bf16);
   `memref.store (memref.load %dst[s]), %cb_block[..]` -> `pack_tile`.
@@ -170,12 +173,15 @@ _GRID_ARG_NAMES = {
 }
 
 
-def runtime_arg_layout(num_buffers: int) -> list[tuple[str, int]]:
-    """The runtime arguments every kernel receives, in order."""
+def runtime_arg_layout(num_buffers: int, grid: Sequence[int]) -> list[tuple[str, int]]:
+    """The runtime arguments every kernel receives, in order, on a (rows, cols) grid."""
+    rows, cols = grid
     return (
         [("buffer_address", index) for index in range(num_buffers)]
         + [("core_index", dim) for dim in range(GRID_RANK)]
         + [("grid_size", dim) for dim in range(GRID_RANK)]
+        + [("noc_x", col) for col in range(cols)]
+        + [("noc_y", row) for row in range(rows)]
     )
 
 
@@ -245,7 +251,7 @@ class _KernelBuilder:
 
     def __post_init__(self) -> None:
         self.entry = Builder(InsertPoint.at_end(self.prologue))
-        layout = runtime_arg_layout(len(self.kernel_args))
+        layout = runtime_arg_layout(len(self.kernel_args), self.generic.grid.shape)
         self.runtime_args = {arg: index for index, arg in enumerate(layout)}
 
     # ------------------------------------------------------------------ entry values
@@ -487,8 +493,7 @@ class _KernelBuilder:
     ) -> tuple[list[SSAValue], SSAValue]:
         """NoC (x_start, y_start, x_end, y_end) of the cores from `corner` (row, col) over
         `extent` (rows, cols), all i32 kernel values, and how many of them are not this
-        core (multicasts skip the sender). The emulator's NoC coordinates are the
-        logical ones: x is the column, y the row."""
+        core (multicasts skip the sender)."""
         one = _i32(builder, 1)
         inside: list[SSAValue] = []
         for dim, (first, count) in enumerate(zip(corner, extent)):
@@ -507,7 +512,18 @@ class _KernelBuilder:
             for first, count in zip(corner, extent)
         )
         row, col = corner
-        return [col, row, last_col, last_row], receivers
+        x_start, x_end = (self.noc_coordinate("noc_x", c, builder) for c in (col, last_col))
+        y_start, y_end = (self.noc_coordinate("noc_y", r, builder) for r in (row, last_row))
+        return [x_start, y_start, x_end, y_end], receivers
+
+    def noc_coordinate(self, table: str, logical: SSAValue, builder: Builder) -> SSAValue:
+        """The NoC x of grid column `logical` (`table` "noc_x") or the NoC y of grid row
+        `logical` ("noc_y"), looked up in the runtime args."""
+        first = _i32(builder, self.runtime_args[(table, 0)])
+        index = builder.insert(arith.AddiOp(first, logical)).result
+        value = builder.insert(ttkernel.GetArgValAtOp(index)).result
+        value.name_hint = table
+        return value
 
     def runtime_arg(self, kind: str, index: int, builder: Builder) -> SSAValue:
         """Runtime argument `kind` `index` of this kernel (see `runtime_arg_layout`)."""
@@ -541,7 +557,8 @@ class _KernelBuilder:
             row, col = (self.value(v) for v in op.core)
         else:
             row, col = (self.runtime_arg("core_index", dim, builder) for dim in range(GRID_RANK))
-        noc_address = builder.insert(ttkernel.GetNocAddrOp(col, row, address)).result
+        x, y = self.noc_coordinate("noc_x", col, builder), self.noc_coordinate("noc_y", row, builder)
+        noc_address = builder.insert(ttkernel.GetNocAddrOp(x, y, address)).result
         builder.insert(ttkernel.NocSemaphoreIncOp(noc_address, self.value(op.value)))
 
     def semaphore_wait(self, op: d2m.SemaphoreWaitOp, builder: Builder) -> None:
@@ -705,11 +722,13 @@ def _lower_binary(
 def _lower_dst_copy(
     k: _KernelBuilder, op: Operation, engine: d2m.Engine, dst: SSAValue, builder: Builder
 ) -> None:
-    """A DST-to-DST copy: copy_dest_values(to, from), destination first. (A copy from a
-    CB is a copy_tile; d2m-lower-to-loops leaves it as a load stored into DST.)"""
+    """A DST-to-DST copy: copy_dest_values<format>(from, to), source first, in DST's
+    format. (A copy from a CB is a copy_tile; d2m-lower-to-loops leaves it as a load
+    stored into DST.)"""
     source = k.operand(op.operands[0], op, want_cb=False)
+    dst_format = DataType.F32 if compute_config_of(op).fp32_dest_acc_en else DataType.BF16
     builder.insert(ttkernel.CopyDestValuesInitOp())
-    builder.insert(ttkernel.CopyDestValuesOp(dst, source.slot))
+    builder.insert(ttkernel.CopyDestValuesOp(dst_format, source.slot, dst))
 
 
 def _lower_matmul(
@@ -956,7 +975,7 @@ def convert_kernel(
         "runtime_args": ArrayAttr(
             [
                 ArrayAttr([StringAttr(kind), IntegerAttr(index, 64)])
-                for kind, index in runtime_arg_layout(len(kernel_args))
+                for kind, index in runtime_arg_layout(len(kernel_args), generic.grid.shape)
             ]
         ),
     }

@@ -1,15 +1,16 @@
 """convert-ttkernel-to-emitc: kernel-API ops become C++ calls; each kernel becomes a
 translation unit with the includes it needs.
 
-Every ttkernel op becomes `emitc.call_opaque` of the function it names, with its
-template arguments (`reduce_init<PoolType::SUM, ReduceDim::REDUCE_ROW>`,
+Every ttkernel op becomes `emitc.call_opaque` of the function it names in tt-metal
+0.81.1's kernel API (`TTKernelOp.callee`; the release renamed some), with the operands
+that call takes (`cpp_operands`), its template arguments (`reduce_init<PoolType::SUM, ReduceDim::REDUCE_ROW>`,
 `get_arg_val<uint32_t>`) and literal arguments (`get_compile_time_arg_val(0)`). Two
 ops are not plain calls: an address generator is a struct variable whose members are
 assigned, and the local semaphore ops take a `volatile uint32_t*`, reached with a
 `reinterpret_cast`. Each kernel function (`ttkernel.thread`) at the top of the module
 moves into a nested module named after it, holding the `emitc.include`s its ops need:
-`dataflow_api.h` for data-movement kernels, the compute API headers its ops name for
-compute kernels. `arith` and `scf` ops stay; the C++ emitter prints them.
+`api/dataflow/dataflow_api.h` for data-movement kernels, the compute API headers
+(`api/compute/...`) its ops name for compute kernels. `arith` and `scf` ops stay; the C++ emitter prints them.
 
 Before:
 
@@ -25,7 +26,7 @@ After:
 
     builtin.module @reader {
       emitc.include <"cstdint">
-      emitc.include "dataflow_api.h"
+      emitc.include "api/dataflow/dataflow_api.h"
       func.func @reader() attributes {ttkernel.thread = #ttkernel.thread<reader>} {
         %src_addr = emitc.call_opaque "get_arg_val"() {args = [0 : i32],
             template_args = [#emitc.opaque<"uint32_t">]} : () -> i32
@@ -66,8 +67,11 @@ from xdsl.pattern_rewriter import (
 from ttlang.dialects import emitc_ext, ttkernel
 from ttlang.transforms.diagnostics import PassError
 
-COMPUTE_BASE_HEADER = "compute_kernel_api/common.h"
-DATAFLOW_HEADER = "dataflow_api.h"
+TT_METAL_RELEASE = "0.81.1"
+"""The tt-metal release (as its ttnn wheel on PyPI is versioned) whose kernel API the
+emitted calls, headers and entry points follow; docs/hardware.md says how to move on."""
+COMPUTE_BASE_HEADER = "api/compute/common.h"
+DATAFLOW_HEADER = "api/dataflow/dataflow_api.h"
 _L1_WORD_POINTER = "volatile tt_l1_ptr uint32_t"
 
 
@@ -144,7 +148,7 @@ class LowerKernelCall(RewritePattern):
             op,
             _call(
                 op.callee,
-                list(op.operands),
+                list(op.cpp_operands()),
                 [r.type for r in op.results],
                 op.cpp_template_args(),
                 op.cpp_literal_args(),

@@ -6,7 +6,7 @@ emitc types (`!emitc.opaque<"...">`, `!emitc.lvalue<T>`, `!emitc.ptr<T>`) and th
 MLIR's syntax:
 
     emitc.include <"cstdint">                     // #include <cstdint>
-    emitc.include "dataflow_api.h"                // #include "dataflow_api.h"
+    emitc.include "api/dataflow/dataflow_api.h"    // #include "api/dataflow/dataflow_api.h"
     emitc.verbatim "// a line of C++"             // the text, as is
     %v = emitc.variable #emitc.opaque<""> : !emitc.lvalue<!emitc.opaque<"T">>   // T v;
     %m = emitc.member %v, "field" : !emitc.lvalue<...> -> !emitc.lvalue<i32>    // v.field

@@ -17,10 +17,11 @@ assigns them.
       ...
 
 The custom syntax mirrors the C++ call. Each op knows what `convert-ttkernel-to-emitc`
-needs to emit it: the callee (the op name without the `ttkernel.` prefix), template
-arguments, and, in a compute kernel, the header that declares it (data-movement
-kernels include `dataflow_api.h` only). Ops verify that they run on a thread that
-offers them and that constant CB ids, tile counts and DST indices are in range.
+needs to emit it as tt-metal 0.81.1's kernel API spells the call: the callee (the op
+name without the `ttkernel.` prefix unless the release renamed it), template arguments,
+the operands the call takes, and, in a compute kernel, the header that declares it
+(data-movement kernels include `api/dataflow/dataflow_api.h` only). Ops verify that
+they run on a thread that offers them and that constant CB ids, tile counts and DST indices are in range.
 """
 
 from __future__ import annotations
@@ -262,7 +263,7 @@ def _is_cb_operand(name: str) -> bool:
 
 
 def _is_dst_operand(name: str) -> bool:
-    return name in ("dst", "dst0", "dst1", "dst2", "odst")
+    return name in ("dst", "dst0", "dst1", "dst2", "odst", "dst_in", "dst_out")
 
 
 # --------------------------------------------------------------------------- op bases
@@ -272,19 +273,26 @@ class TTKernelOp(IRDLOperation):
     """Base of every ttkernel op: how it is emitted and where it may run.
 
     - `COMPUTE_HEADER`: the header declaring the call in a compute kernel (None for
-      data-movement-only ops, which `dataflow_api.h` declares);
+      data-movement-only ops, which `api/dataflow/dataflow_api.h` declares);
+    - `CALLEE`: the C++ function, when it is not the op name (tt-metal renamed it);
+    - `cpp_operands()`: the operands the call takes, in its order (all of them unless
+      the release moved one elsewhere);
     - `THREADS`: `compute`, `datamovement` or `any`;
     - `cpp_template_args()` / `cpp_literal_args()`: template arguments and leading
       literal arguments of the call, as C++ text / attributes.
     """
 
     COMPUTE_HEADER: ClassVar[str | None] = None
+    CALLEE: ClassVar[str | None] = None
     THREADS: ClassVar[str] = "compute"
 
     @property
     def callee(self) -> str:
         """The C++ function this op calls."""
-        return self.name.removeprefix("ttkernel.")
+        return self.CALLEE or self.name.removeprefix("ttkernel.")
+
+    def cpp_operands(self) -> Sequence[SSAValue]:
+        return self.operands
 
     def cpp_template_args(self) -> tuple[str, ...]:
         return ()
@@ -333,7 +341,7 @@ class _CBTilesOp(TTKernelOp):
     cb = operand_def(I32)
     num_tiles = operand_def(I32)
     THREADS: ClassVar[str] = "any"
-    COMPUTE_HEADER: ClassVar[str | None] = "compute_kernel_api/cb_api.h"
+    COMPUTE_HEADER: ClassVar[str | None] = "api/compute/cb_api.h"
     assembly_format = _i32_operands_op(["cb", "num_tiles"])
 
     def __init__(self, cb: SSAValue, num_tiles: SSAValue):
@@ -438,7 +446,7 @@ class _SFPUUnaryOp(TTKernelOp):
 class _SFPUScalarOp(TTKernelOp):
     """DST[dst] = DST[dst] <op> scalar, the scalar an f32 passed as its bit pattern."""
 
-    COMPUTE_HEADER: ClassVar[str | None] = "compute_kernel_api/eltwise_unary/binop_with_scalar.h"
+    COMPUTE_HEADER: ClassVar[str | None] = "api/compute/eltwise_unary/binop_with_scalar.h"
     dst = operand_def(I32)
     param = operand_def(I32)
     assembly_format = _i32_operands_op(["dst", "param"])
@@ -519,7 +527,7 @@ class GetTileSizeOp(_CBQueryOp):
 
 
 class _TileRegsOp(_NoOperandOp):
-    COMPUTE_HEADER: ClassVar[str | None] = "compute_kernel_api/reg_api.h"
+    COMPUTE_HEADER: ClassVar[str | None] = "api/compute/reg_api.h"
 
 
 @irdl_op_definition
@@ -558,7 +566,8 @@ class CopyTileInitOp(TTKernelOp):
     """Configures the unpacker and math engine to copy tiles of `cb` into DST."""
 
     name = "ttkernel.copy_tile_init"
-    COMPUTE_HEADER: ClassVar[str | None] = "compute_kernel_api/tile_move_copy.h"
+    COMPUTE_HEADER: ClassVar[str | None] = "api/compute/tile_move_copy.h"
+    CALLEE: ClassVar[str | None] = "copy_init"
     cb = operand_def(I32)
     assembly_format = _i32_operands_op(["cb"])
 
@@ -571,7 +580,7 @@ class CopyTileOp(_TileFromCBOp):
     """Copies tile `in_tile` of `in_cb` into DST slot `dst`."""
 
     name = "ttkernel.copy_tile"
-    COMPUTE_HEADER: ClassVar[str | None] = "compute_kernel_api/tile_move_copy.h"
+    COMPUTE_HEADER: ClassVar[str | None] = "api/compute/tile_move_copy.h"
 
 
 @irdl_op_definition
@@ -580,7 +589,7 @@ class PackTileOp(TTKernelOp):
     pointer (tt-metal's out-of-order `pack_tile<true>`)."""
 
     name = "ttkernel.pack_tile"
-    COMPUTE_HEADER: ClassVar[str | None] = "compute_kernel_api/pack.h"
+    COMPUTE_HEADER: ClassVar[str | None] = "api/compute/pack.h"
     dst = operand_def(I32)
     out_cb = operand_def(I32)
     out_tile = operand_def(I32)
@@ -599,10 +608,12 @@ class PackTileOp(TTKernelOp):
 @irdl_op_definition
 class MMInitOp(TTKernelOp):
     """Full matmul init: input CBs `in0_cb` (A), `in1_cb` (B), output CB `out_cb`;
-    `transpose` nonzero transposes each B tile."""
+    `transpose` nonzero transposes each B tile. tt-metal 0.81.1's `matmul_init(in0, in1,
+    transpose)` takes no output CB (the hardware startup configured the packer)."""
 
     name = "ttkernel.mm_init"
-    COMPUTE_HEADER: ClassVar[str | None] = "compute_kernel_api/matmul.h"
+    COMPUTE_HEADER: ClassVar[str | None] = "api/compute/matmul.h"
+    CALLEE: ClassVar[str | None] = "matmul_init"
     in0_cb = operand_def(I32)
     in1_cb = operand_def(I32)
     out_cb = operand_def(I32)
@@ -612,13 +623,17 @@ class MMInitOp(TTKernelOp):
     def __init__(self, in0_cb: SSAValue, in1_cb: SSAValue, out_cb: SSAValue, transpose: SSAValue):
         super().__init__(operands=[in0_cb, in1_cb, out_cb, transpose])
 
+    def cpp_operands(self) -> Sequence[SSAValue]:
+        return (self.in0_cb, self.in1_cb, self.transpose)
+
 
 @irdl_op_definition
 class MMInitShortOp(TTKernelOp):
     """Re-initializes matmul for new input CBs after another op's init."""
 
     name = "ttkernel.mm_init_short"
-    COMPUTE_HEADER: ClassVar[str | None] = "compute_kernel_api/matmul.h"
+    COMPUTE_HEADER: ClassVar[str | None] = "api/compute/matmul.h"
+    CALLEE: ClassVar[str | None] = "matmul_init"
     in0_cb = operand_def(I32)
     in1_cb = operand_def(I32)
     transpose = operand_def(I32)
@@ -631,10 +646,11 @@ class MMInitShortOp(TTKernelOp):
 @irdl_op_definition
 class MatmulTilesOp(TTKernelOp):
     """DST[dst] += A[in0_tile] @ B[in1_tile], each B tile transposed first when
-    `transpose` is nonzero (the unpacker does it; it must match mm_init's)."""
+    `transpose` is nonzero (the unpacker does it; it must match mm_init's). In tt-metal
+    0.81.1 the transpose is matmul_init's alone: the call takes the first five operands."""
 
     name = "ttkernel.matmul_tiles"
-    COMPUTE_HEADER: ClassVar[str | None] = "compute_kernel_api/matmul.h"
+    COMPUTE_HEADER: ClassVar[str | None] = "api/compute/matmul.h"
     in0_cb = operand_def(I32)
     in1_cb = operand_def(I32)
     in0_tile = operand_def(I32)
@@ -656,12 +672,15 @@ class MatmulTilesOp(TTKernelOp):
     ):
         super().__init__(operands=[in0_cb, in1_cb, in0_tile, in1_tile, dst, transpose])
 
+    def cpp_operands(self) -> Sequence[SSAValue]:
+        return (self.in0_cb, self.in1_cb, self.in0_tile, self.in1_tile, self.dst)
+
 
 # --------------------------------------------------------------------------- reduce
 
 
 class _ReduceOp(TTKernelOp):
-    COMPUTE_HEADER: ClassVar[str | None] = "compute_kernel_api/reduce.h"
+    COMPUTE_HEADER: ClassVar[str | None] = "api/compute/reduce.h"
     pool_type = prop_def(PoolTypeAttr)
     reduce_dim = prop_def(ReduceDimAttr)
 
@@ -738,21 +757,24 @@ class ReduceUninitOp(_NoOperandOp):
     """Restores the packer state a reduction changed, before other ops run."""
 
     name = "ttkernel.reduce_uninit"
-    COMPUTE_HEADER: ClassVar[str | None] = "compute_kernel_api/reduce.h"
+    COMPUTE_HEADER: ClassVar[str | None] = "api/compute/reduce.h"
 
 
 # --------------------------------------------------------------------------- FPU binary
 
 
-_ELTWISE_BINARY_H = "compute_kernel_api/eltwise_binary.h"
+_ELTWISE_BINARY_H = "api/compute/eltwise_binary.h"
+_HW_STARTUP_H = "api/compute/compute_kernel_hw_startup.h"
 
 
 @irdl_op_definition
 class BinaryOpInitCommonOp(_BinaryInitOp):
-    """The common init of FPU binary ops on `in0_cb`, `in1_cb` packing to `out_cb`."""
+    """The common init of FPU binary ops on `in0_cb`, `in1_cb` packing to `out_cb`
+    (tt-metal 0.81.1's `compute_kernel_hw_startup`, once per compute kernel)."""
 
     name = "ttkernel.binary_op_init_common"
-    COMPUTE_HEADER: ClassVar[str | None] = _ELTWISE_BINARY_H
+    COMPUTE_HEADER: ClassVar[str | None] = _HW_STARTUP_H
+    CALLEE: ClassVar[str | None] = "compute_kernel_hw_startup"
 
 
 @irdl_op_definition
@@ -761,6 +783,7 @@ class AddTilesInitOp(_BinaryShortInitOp):
 
     name = "ttkernel.add_tiles_init"
     COMPUTE_HEADER: ClassVar[str | None] = _ELTWISE_BINARY_H
+    CALLEE: ClassVar[str | None] = "add_init"
 
 
 @irdl_op_definition
@@ -769,6 +792,7 @@ class SubTilesInitOp(_BinaryShortInitOp):
 
     name = "ttkernel.sub_tiles_init"
     COMPUTE_HEADER: ClassVar[str | None] = _ELTWISE_BINARY_H
+    CALLEE: ClassVar[str | None] = "sub_init"
 
 
 @irdl_op_definition
@@ -777,6 +801,7 @@ class MulTilesInitOp(_BinaryShortInitOp):
 
     name = "ttkernel.mul_tiles_init"
     COMPUTE_HEADER: ClassVar[str | None] = _ELTWISE_BINARY_H
+    CALLEE: ClassVar[str | None] = "mul_init"
 
 
 @irdl_op_definition
@@ -804,12 +829,20 @@ class MulTilesOp(_BinaryTilesOp):
 
 
 class _DestReuseOp(TTKernelOp):
+    """tt-metal 0.81.1 names the binary op in the function (`add_reuse_dest_init`,
+    `add_reuse_dest_tiles`) and takes the reuse kind as its template argument."""
+
     COMPUTE_HEADER: ClassVar[str | None] = _ELTWISE_BINARY_H
+    CPP_SUFFIX: ClassVar[str]
     op = prop_def(BinaryOpAttr)
     reuse = prop_def(ReuseDestAttr)
 
+    @property
+    def callee(self) -> str:
+        return f"{self.op.data.value}_reuse_dest_{self.CPP_SUFFIX}"
+
     def cpp_template_args(self) -> tuple[str, ...]:
-        return (_CPP_BINARY_OP[self.op.data], _CPP_REUSE_DEST[self.reuse.data])
+        return (_CPP_REUSE_DEST[self.reuse.data],)
 
 
 @irdl_op_definition
@@ -817,6 +850,7 @@ class BinaryDestReuseTilesInitOp(_DestReuseOp):
     """Configures an FPU binary op whose one operand is the DST tile itself."""
 
     name = "ttkernel.binary_dest_reuse_tiles_init"
+    CPP_SUFFIX: ClassVar[str] = "init"
     in_cb = operand_def(I32)
     assembly_format = "`<` $op `,` $reuse `>` `(` $in_cb `)` attr-dict"
 
@@ -833,6 +867,7 @@ class BinaryDestReuseTilesOp(_DestReuseOp):
     operands swap with `srcb`)."""
 
     name = "ttkernel.binary_dest_reuse_tiles"
+    CPP_SUFFIX: ClassVar[str] = "tiles"
     in_cb = operand_def(I32)
     in_tile = operand_def(I32)
     dst = operand_def(I32)
@@ -850,16 +885,18 @@ class BinaryDestReuseTilesOp(_DestReuseOp):
 # --------------------------------------------------------------------------- broadcast
 
 
-_BCAST_H = "compute_kernel_api/bcast.h"
+_BCAST_H = "api/compute/bcast.h"
 
 
 @irdl_op_definition
 class InitBcastOp(TTKernelOp):
     """Configures the FPU for `<op>_tiles_bcast<bcast>` on `in0_cb`, `in1_cb`, packing
-    to `out_cb` (tt-metal's `init_bcast<EltwiseBinaryType, BroadcastType>`)."""
+    to `out_cb` (tt-metal 0.81.1's `bcast_init<EltwiseBinaryType, BroadcastType>(in0,
+    in1)`, without the output CB)."""
 
     name = "ttkernel.init_bcast"
     COMPUTE_HEADER: ClassVar[str | None] = _BCAST_H
+    CALLEE: ClassVar[str | None] = "bcast_init"
     op = prop_def(BinaryOpAttr)
     bcast = prop_def(BroadcastTypeAttr)
     in0_cb = operand_def(I32)
@@ -874,6 +911,9 @@ class InitBcastOp(TTKernelOp):
             operands=[in0_cb, in1_cb, out_cb],
             properties={"op": BinaryOpAttr(op), "bcast": BroadcastTypeAttr(bcast)},
         )
+
+    def cpp_operands(self) -> Sequence[SSAValue]:
+        return (self.in0_cb, self.in1_cb)
 
     def cpp_template_args(self) -> tuple[str, ...]:
         return (_CPP_BINARY_OP[self.op.data], _CPP_BROADCAST[self.bcast.data])
@@ -928,7 +968,8 @@ class MulTilesBcastOp(_BcastTilesOp):
 
 @irdl_op_definition
 class UnaryBcastInitOp(TTKernelOp):
-    """Configures unary_bcast from `in_cb`, packing to `out_cb`."""
+    """Configures unary_bcast from `in_cb`, packing to `out_cb` (tt-metal 0.81.1's
+    `unary_bcast_init<bcast>(in_cb)` takes no output CB)."""
 
     name = "ttkernel.unary_bcast_init"
     COMPUTE_HEADER: ClassVar[str | None] = _BCAST_H
@@ -942,6 +983,9 @@ class UnaryBcastInitOp(TTKernelOp):
 
     def cpp_template_args(self) -> tuple[str, ...]:
         return (_CPP_BROADCAST[self.bcast.data],)
+
+    def cpp_operands(self) -> Sequence[SSAValue]:
+        return (self.in_cb,)
 
 
 @irdl_op_definition
@@ -970,10 +1014,15 @@ class UnaryBcastOp(TTKernelOp):
 
 @irdl_op_definition
 class TransposeWHInitOp(_InOutInitOp):
-    """Configures transpose_wh_tile from `in_cb`, packing to `out_cb`."""
+    """Configures transpose_wh_tile from `in_cb`, packing to `out_cb` (tt-metal 0.81.1's
+    `transpose_init(in_cb)`)."""
 
     name = "ttkernel.transpose_wh_init"
-    COMPUTE_HEADER: ClassVar[str | None] = "compute_kernel_api/transpose_wh.h"
+    COMPUTE_HEADER: ClassVar[str | None] = "api/compute/transpose.h"
+    CALLEE: ClassVar[str | None] = "transpose_init"
+
+    def cpp_operands(self) -> Sequence[SSAValue]:
+        return (self.in_cb,)
 
 
 @irdl_op_definition
@@ -981,33 +1030,38 @@ class TransposeWHTileOp(_TileFromCBOp):
     """DST[dst] = transpose(tile `in_tile` of `in_cb`)."""
 
     name = "ttkernel.transpose_wh_tile"
-    COMPUTE_HEADER: ClassVar[str | None] = "compute_kernel_api/transpose_wh.h"
+    COMPUTE_HEADER: ClassVar[str | None] = "api/compute/transpose.h"
+    CALLEE: ClassVar[str | None] = "transpose_tile"
 
 
 # --------------------------------------------------------------------------- SFPU
 
 
-_ELTWISE_UNARY_H = "compute_kernel_api/eltwise_unary/eltwise_unary.h"
+_ELTWISE_UNARY_H = "api/compute/eltwise_unary/eltwise_unary.h"
 
 
 @irdl_op_definition
 class InitSFPUOp(_InOutInitOp):
-    """The common init of SFPU ops reading `in_cb` and packing to `out_cb`."""
+    """The common init of SFPU ops reading `in_cb` and packing to `out_cb` (tt-metal
+    0.81.1's `compute_kernel_hw_startup(in_cb, out_cb)`)."""
 
     name = "ttkernel.init_sfpu"
-    COMPUTE_HEADER: ClassVar[str | None] = _ELTWISE_UNARY_H
+    COMPUTE_HEADER: ClassVar[str | None] = _HW_STARTUP_H
+    CALLEE: ClassVar[str | None] = "compute_kernel_hw_startup"
 
 
 @irdl_op_definition
 class UnaryOpInitCommonOp(_InOutInitOp):
-    """The common init of unary ops reading `in_cb` and packing to `out_cb`."""
+    """The common init of unary ops reading `in_cb` and packing to `out_cb` (tt-metal
+    0.81.1's `compute_kernel_hw_startup(in_cb, out_cb)`)."""
 
     name = "ttkernel.unary_op_init_common"
-    COMPUTE_HEADER: ClassVar[str | None] = _ELTWISE_UNARY_H
+    COMPUTE_HEADER: ClassVar[str | None] = _HW_STARTUP_H
+    CALLEE: ClassVar[str | None] = "compute_kernel_hw_startup"
 
 
 def _unary_h(name: str) -> str:
-    return f"compute_kernel_api/eltwise_unary/{name}.h"
+    return f"api/compute/eltwise_unary/{name}.h"
 
 
 @irdl_op_definition
@@ -1095,7 +1149,7 @@ class AbsTileInitOp(_SFPUInitOp):
     """Configures abs_tile."""
 
     name = "ttkernel.abs_tile_init"
-    COMPUTE_HEADER: ClassVar[str | None] = "compute_kernel_api.h"
+    COMPUTE_HEADER: ClassVar[str | None] = "api/compute/compute_kernel_api.h"
 
 
 @irdl_op_definition
@@ -1103,7 +1157,7 @@ class AbsTileOp(_SFPUUnaryOp):
     """DST[dst] = |DST[dst]|."""
 
     name = "ttkernel.abs_tile"
-    COMPUTE_HEADER: ClassVar[str | None] = "compute_kernel_api.h"
+    COMPUTE_HEADER: ClassVar[str | None] = "api/compute/compute_kernel_api.h"
 
 
 @irdl_op_definition
@@ -1171,7 +1225,7 @@ class RsubUnaryTileOp(_SFPUScalarOp):
     name = "ttkernel.rsub_unary_tile"
 
 
-_BINARY_SFPU_H = "compute_kernel_api/eltwise_binary_sfpu.h"
+_BINARY_SFPU_H = "api/compute/eltwise_binary_sfpu.h"
 
 
 @irdl_op_definition
@@ -1243,7 +1297,7 @@ class BinaryMaxTileInitOp(_SFPUInitOp):
     """Configures binary_max_tile."""
 
     name = "ttkernel.binary_max_tile_init"
-    COMPUTE_HEADER: ClassVar[str | None] = "compute_kernel_api/binary_max_min.h"
+    COMPUTE_HEADER: ClassVar[str | None] = "api/compute/binary_max_min.h"
 
 
 @irdl_op_definition
@@ -1251,10 +1305,12 @@ class BinaryMaxTileOp(_SFPUBinaryOp):
     """DST[odst] = max(DST[dst0], DST[dst1])."""
 
     name = "ttkernel.binary_max_tile"
-    COMPUTE_HEADER: ClassVar[str | None] = "compute_kernel_api/binary_max_min.h"
+    COMPUTE_HEADER: ClassVar[str | None] = "api/compute/binary_max_min.h"
 
 
-_COPY_DEST_H = "compute_kernel_api/copy_dest_values.h"
+_COPY_DEST_H = "api/compute/copy_dest_values.h"
+_DST_FORMATS = (DataType.BF16, DataType.F32)
+"""The formats DST holds: bf16 (16-bit DST) and f32 (fp32_dest_acc_en)."""
 
 
 @irdl_op_definition
@@ -1267,20 +1323,34 @@ class CopyDestValuesInitOp(_SFPUInitOp):
 
 @irdl_op_definition
 class CopyDestValuesOp(TTKernelOp):
-    """DST[dst0] = DST[dst1]: a tile copy inside DST, destination first (tt-metal's
-    `copy_dest_values(idst0, idst1)`); values move unchanged."""
+    """DST[dst_out] = DST[dst_in]: a tile copy inside DST, source first, values moved
+    unchanged: `ttkernel.copy_dest_values<bf16>(%from, %to)` (tt-metal 0.81.1's
+    `copy_dest_values<DataFormat>(idst_in, idst_out)`). The format is DST's: `bf16` for
+    a 16-bit DST, `f32` with fp32_dest_acc_en."""
 
     name = "ttkernel.copy_dest_values"
     COMPUTE_HEADER: ClassVar[str | None] = _COPY_DEST_H
-    dst0 = operand_def(I32)
-    dst1 = operand_def(I32)
-    assembly_format = _i32_operands_op(["dst0", "dst1"])
+    dst_in = operand_def(I32)
+    dst_out = operand_def(I32)
+    data_format = prop_def(DataTypeAttr)
+    assembly_format = "$data_format `(` $dst_in `,` $dst_out `)` attr-dict"
 
-    def __init__(self, dst0: SSAValue, dst1: SSAValue):
-        super().__init__(operands=[dst0, dst1])
+    def __init__(self, data_format: DataType, dst_in: SSAValue, dst_out: SSAValue):
+        super().__init__(
+            operands=[dst_in, dst_out], properties={"data_format": DataTypeAttr(data_format)}
+        )
+
+    def cpp_template_args(self) -> tuple[str, ...]:
+        return (CPP_DATA_FORMAT[self.data_format.data],)
+
+    def verify_(self) -> None:
+        super().verify_()
+        if self.data_format.data not in _DST_FORMATS:
+            raise VerifyException(
+                f"copy_dest_values reads DST as bf16 or f32, not {self.data_format.data.value}"
+            )
 
 
-_WHERE_FORMATS = (DataType.BF16, DataType.F32)
 
 
 @irdl_op_definition
@@ -1325,7 +1395,7 @@ class WhereTileOp(TTKernelOp):
 
     def verify_(self) -> None:
         super().verify_()
-        if self.data_format.data not in _WHERE_FORMATS:
+        if self.data_format.data not in _DST_FORMATS:
             raise VerifyException(
                 f"where_tile reads DST as bf16 or f32, not {self.data_format.data.value}"
             )
@@ -1559,7 +1629,7 @@ class NocSemaphoreSetMulticastOp(_DataMovementOp):
 
 class _ArgValOp(TTKernelOp):
     THREADS: ClassVar[str] = "any"
-    COMPUTE_HEADER: ClassVar[str | None] = "compute_kernel_api/common.h"
+    COMPUTE_HEADER: ClassVar[str | None] = "api/compute/common.h"
     index = prop_def(IntegerAttr[I32])
     result = result_def(I32)
     assembly_format = "`(` $index `)` attr-dict"
@@ -1581,6 +1651,27 @@ class GetArgValOp(_ArgValOp):
     """Runtime argument `index` of this kernel on this core (`get_arg_val<uint32_t>`)."""
 
     name = "ttkernel.get_arg_val"
+
+    def cpp_template_args(self) -> tuple[str, ...]:
+        return ("uint32_t",)
+
+
+@irdl_op_definition
+class GetArgValAtOp(TTKernelOp):
+    """Runtime argument number `%index`, an i32 computed by the kernel:
+    `get_arg_val<uint32_t>(index)`. A lookup in a table of runtime args (the NoC
+    coordinate of a grid column or row)."""
+
+    name = "ttkernel.get_arg_val_at"
+    CALLEE: ClassVar[str | None] = "get_arg_val"
+    THREADS: ClassVar[str] = "any"
+    COMPUTE_HEADER: ClassVar[str | None] = "api/compute/common.h"
+    index = operand_def(I32)
+    result = result_def(I32)
+    assembly_format = _i32_operands_op(["index"])
+
+    def __init__(self, index: SSAValue):
+        super().__init__(operands=[index], result_types=[i32])
 
     def cpp_template_args(self) -> tuple[str, ...]:
         return ("uint32_t",)
@@ -1685,6 +1776,7 @@ TTKernel = Dialect(
         NocAsyncWriteMulticastOp,
         NocSemaphoreSetMulticastOp,
         GetArgValOp,
+        GetArgValAtOp,
         GetCompileTimeArgValOp,
     ],
     [

@@ -28,7 +28,7 @@ from ttlang.runtime import trace as trace_module
 from ttlang.runtime.errors import EmulatorError, name_cbs
 from ttlang.runtime.report import TimingReport
 from ttlang.runtime.trace import TraceOptions
-from ttlang.target.program import BufferAddress, Program
+from ttlang.target.program import BufferAddress, NocCoordinate, Program, RuntimeArg
 
 DEFAULT_TIMEOUT_S = 600.0
 
@@ -140,12 +140,19 @@ def _program_text(
     lines += [f"kernel {k.name} {k.kind} {lib}" for k, lib in zip(program.kernels, libraries)]
     for kernel_name, per_core in sorted(program.runtime_args.items()):
         for (row, col), args in sorted(per_core.items()):
-            words = [
-                f"@{same_buffer[a.buffer]}" if isinstance(a, BufferAddress) else str(int(a) & 0xFFFFFFFF)
-                for a in args
-            ]
+            words = [_arg_word(a, same_buffer) for a in args]
             lines.append(" ".join(["args", kernel_name, str(row), str(col), *words]))
     return "\n".join(lines) + "\n"
+
+
+def _arg_word(arg: RuntimeArg, same_buffer: dict[str, str]) -> str:
+    """A runtime arg in program.txt: `@buffer` for a buffer's address, else a uint32. The
+    emulator's NoC coordinates are the logical ones (x = column, y = row)."""
+    if isinstance(arg, BufferAddress):
+        return f"@{same_buffer[arg.buffer]}"
+    if isinstance(arg, NocCoordinate):
+        return str(arg.index)
+    return str(int(arg) & 0xFFFFFFFF)
 
 
 def _run_subprocess(executable: Path, work: Path, timeout: float, environment: dict[str, str]) -> None:

@@ -6,22 +6,21 @@ A launch goes through ttnn's generic op: the Program becomes a `ttnn.ProgramDesc
 buffers become interleaved tile-layout DRAM tensors, and `ttnn.generic_op(io_tensors,
 descriptor)` compiles (tt-metal's JIT, cached) and runs the kernels on every core.
 
-API followed (read from tenstorrent/tt-metal, not copied):
-- `ttnn/cpp/ttnn-pybind/program_descriptors.cpp` (pybind11 era, mid-2025) and
-  `ttnn/cpp/ttnn-nanobind/program_descriptors.cpp` (nanobind era, from autumn 2025);
-  `tt_metal/api/tt-metalium/program_descriptors.hpp`;
-  `tests/ttnn/unit_tests/operations/debug/test_generic_op.py` (the Python usage).
-  The two binding generations differ in two places this module handles: per-core
-  runtime args are nested lists `args[x][y]` (pybind era) or a `ttnn.RuntimeArgs` with
-  `args[x][y] = [...]` (nanobind era), and `SemaphoreDescriptor` gained an explicit `id`.
-- `ttnn/cpp/ttnn/operations/generic/device/generic_op_program_factory.cpp`: on a program
-  cache hit the generic op copies the new descriptor's runtime args into the cached
-  program, so fresh buffer addresses reach the kernels on every launch.
-- Kernel sources: the generated kernels use the tt-metal kernel API of autumn 2025
-  (`compute_kernel_api/...` and `dataflow_api.h` include paths, `namespace NAMESPACE {
-  void MAIN }` for compute). tt-metal PR #34119 (merged Dec 2025) moved the device
-  headers to `api/compute/...` and `api/dataflow/dataflow_api.h`; use a tt-metal from
-  before that change (docs/hardware.md).
+API followed: ttnn 0.81.1's Python bindings (`ttnn._ttnn.program_descriptor`, read
+from the wheel's `ttnn/types.py` and tt-metal's `ttnn/cpp/ttnn-nanobind/
+program_descriptors.cpp`, not copied): `KernelDescriptor(kernel_source=, source_type=,
+core_ranges=, compile_time_args=, defines=, runtime_args=, config=)` with per-core args
+in a `ttnn.RuntimeArgs` (`args[x][y] = [...]`), `CBDescriptor(total_size=, core_ranges=,
+format_descriptors=[CBFormatDescriptor(buffer_index=, data_format=, page_size=)])`,
+`SemaphoreDescriptor(id=, core_ranges=, initial_value=)`, `ProgramDescriptor(kernels=,
+semaphores=, cbs=)`, `ttnn.generic_op(io_tensors, descriptor)`. On a program cache hit
+the generic op copies the new descriptor's runtime args into the cached program
+(`generic_op_program_factory.cpp`), so fresh buffer addresses reach the kernels on every
+launch. The kernels follow the same release's kernel API (`ttlang-conformance`).
+
+Runtime args that name a core's NoC coordinates (`NocCoordinate`) are resolved from the
+program's device description (`ttlang.device`): the NoC x of grid column c is the
+Tensix column's x, the NoC y of grid row r the r-th worker row's y.
 
 The translation from our Program to descriptor arguments (`describe`) is a pure
 function returning plain data (`ProgramSpec`); only `run` and the `_ttnn_*` helpers
@@ -36,7 +35,6 @@ import hashlib
 import importlib
 import importlib.util
 import json
-import re
 import time
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
@@ -44,11 +42,15 @@ from typing import Any
 
 import torch
 
+from ttlang.conversion.ttkernel_to_emitc import TT_METAL_RELEASE
+from ttlang.device import load_device
+from ttlang.device.description import TensixGrid
 from ttlang.runtime.errors import HardwareUnavailableError, RuntimeLaunchError
 from ttlang.target.program import (
     TILE_COLS,
     TILE_ROWS,
     BufferAddress,
+    NocCoordinate,
     ComputeConfig,
     DramBuffer,
     Program,
@@ -58,10 +60,6 @@ TORCH_DTYPES = {"bf16": torch.bfloat16, "fp32": torch.float32}
 TTNN_DTYPES = {"bf16": "bfloat16", "fp32": "float32"}  # attribute names on `ttnn`
 MAX_CBS = 32
 
-# tt-metal kernels that include reduce.h must define REDUCE_OP and REDUCE_DIM first
-# (they are the default template arguments of reduce_init/reduce_tile). Our kernels
-# always pass both template arguments explicitly, so the values here never take effect.
-REDUCE_DEFINES = (("REDUCE_OP", "PoolType::SUM"), ("REDUCE_DIM", "ReduceDim::REDUCE_ROW"))
 
 
 # ----------------------------------------------------------------------------------------
@@ -115,7 +113,6 @@ class KernelSpec:
     source: str
     core_ranges: CoreRangeSpec
     compile_time_args: tuple[int, ...]
-    defines: tuple[tuple[str, str], ...]
     # ((x, y), args) for every core of the range, x-major; buffer addresses resolved.
     runtime_args: tuple[tuple[tuple[int, int], tuple[int, ...]], ...]
     config: str | ComputeSpec
@@ -126,13 +123,6 @@ class KernelSpec:
                 return args
         raise KeyError((x, y))
 
-    def runtime_args_xy(self) -> list[list[list[int]]]:
-        """The args as nested lists indexed [x][y] (the pybind-era RuntimeArgs)."""
-        width, height = self.core_ranges.end[0] + 1, self.core_ranges.end[1] + 1
-        nested: list[list[list[int]]] = [[[] for _ in range(height)] for _ in range(width)]
-        for (x, y), args in self.runtime_args:
-            nested[x][y] = list(args)
-        return nested
 
 
 @dataclass(frozen=True)
@@ -176,15 +166,18 @@ def io_buffer_order(program: Program) -> tuple[str, ...]:
     return tuple(names + [b.name for b in program.buffers if b.is_output])
 
 
-def describe(program: Program, addresses: Mapping[str, int]) -> ProgramSpec:
+def describe(program: Program, addresses: Mapping[str, int], noc: TensixGrid | None = None) -> ProgramSpec:
     """The descriptor arguments for `program`, with every `BufferAddress(name)` runtime
-    arg replaced by `addresses[name]` (the DRAM tensor's `buffer_address()`)."""
+    arg replaced by `addresses[name]` (the DRAM tensor's `buffer_address()`) and every
+    `NocCoordinate` by the NoC coordinate `noc` (default: the program's device
+    description) gives that grid column or row."""
+    noc = noc or load_device(program.device).grid
     cores = grid_range(program.grid)
     kinds = [k.kind for k in program.kernels]
     for kind in sorted(set(kinds)):
         if kinds.count(kind) > 1:
             raise RuntimeLaunchError(f"the program has {kinds.count(kind)} {kind} kernels; a core runs one of each kind")
-    kernels = tuple(_kernel_spec(program, kernel, cores, addresses) for kernel in program.kernels)
+    kernels = tuple(_kernel_spec(program, kernel, cores, addresses, noc) for kernel in program.kernels)
     cbs = tuple(_cb_spec(cb, cores) for cb in program.cbs)
     indices = [cb.index for cb in cbs]
     if len(set(indices)) != len(indices):
@@ -202,7 +195,7 @@ def describe(program: Program, addresses: Mapping[str, int]) -> ProgramSpec:
     )
 
 
-def _kernel_spec(program, kernel, cores: CoreRangeSpec, addresses: Mapping[str, int]) -> KernelSpec:
+def _kernel_spec(program, kernel, cores: CoreRangeSpec, addresses: Mapping[str, int], noc: TensixGrid) -> KernelSpec:
     if kernel.kind not in ("compute", "reader", "writer"):
         raise RuntimeLaunchError(f"kernel '{kernel.name}': unknown kind {kernel.kind!r}")
     per_core = program.runtime_args.get(kernel.name, {})
@@ -216,21 +209,21 @@ def _kernel_spec(program, kernel, cores: CoreRangeSpec, addresses: Mapping[str, 
     runtime_args = []
     for x, y in cores.cores():  # a core without args gets an empty list, as ttnn wants
         args = per_core.get((y, x), [])
-        runtime_args.append(((x, y), tuple(_resolve(a, addresses, kernel.name, y, x) for a in args)))
-    defines = REDUCE_DEFINES if kernel.kind == "compute" and _includes(kernel.source, "compute_kernel_api/reduce.h") else ()
+        runtime_args.append(((x, y), tuple(_resolve(a, addresses, noc, kernel.name, y, x) for a in args)))
     return KernelSpec(
         name=kernel.name,
         kind=kernel.kind,
         source=kernel.source,
         core_ranges=cores,
         compile_time_args=tuple(_uint32(a, f"kernel '{kernel.name}' compile-time arg") for a in kernel.compile_time_args),
-        defines=defines,
         runtime_args=tuple(runtime_args),
         config=compute_spec(program.compute_config) if kernel.kind == "compute" else kernel.kind,
     )
 
 
-def _resolve(arg, addresses: Mapping[str, int], kernel: str, row: int, col: int) -> int:
+def _resolve(arg, addresses: Mapping[str, int], noc: TensixGrid, kernel: str, row: int, col: int) -> int:
+    if isinstance(arg, NocCoordinate):
+        return noc_coordinate(noc, arg)
     if isinstance(arg, BufferAddress):
         if arg.buffer not in addresses:
             raise RuntimeLaunchError(
@@ -242,6 +235,19 @@ def _resolve(arg, addresses: Mapping[str, int], kernel: str, row: int, col: int)
             raise RuntimeLaunchError(f"buffer '{arg.buffer}' address {address:#x} does not fit 32 bits")
         return address
     return int(arg) & 0xFFFFFFFF  # uint32_t, as the emulator passes it
+
+
+def noc_coordinate(noc: TensixGrid, arg: NocCoordinate) -> int:
+    """The device's NoC x of grid column `arg.index` or NoC y of grid row `arg.index`."""
+    limit = noc.compute_cols if arg.axis == "x" else noc.compute_rows
+    if not 0 <= arg.index < limit:
+        raise RuntimeLaunchError(
+            f"NoC {arg.axis} of grid {'column' if arg.axis == 'x' else 'row'} {arg.index}: the device's "
+            f"compute grid is {noc.compute_rows}x{noc.compute_cols}"
+        )
+    if arg.axis == "x":
+        return noc.noc_coordinates(0, arg.index)[0]
+    return noc.noc_coordinates(arg.index, 0)[1]
 
 
 def _uint32(value, what: str) -> int:
@@ -265,61 +271,6 @@ def _cb_spec(cb, cores: CoreRangeSpec) -> CBSpec:
         total_size=cb.num_pages * cb.page_size,
         core_ranges=cores,
     )
-
-
-def _includes(source: str, header: str) -> bool:
-    return re.search(r'#include\s*[<"]' + re.escape(header) + r'[>"]', source) is not None
-
-
-# NoC calls that take core coordinates. The emulator's coordinates are logical (x =
-# column, y = row); tt-metal's are NoC coordinates, which a host must look up per
-# device (worker_core_from_logical_core). The compiler emits them as constants.
-def hardware_blockers(program: Program) -> list[str]:
-    """Why `program`'s kernels would run wrongly on a device as they are (empty: none)."""
-    problems = []
-    for kernel in program.kernels:
-        source = kernel.source
-        # get_noc_addr(id, addr_gen[, offset]) names a page; get_noc_addr(x, y, addr) a core.
-        page_generators = set(re.findall(r"\b(?:InterleavedAddrGen\w*|TensorAccessor)\s*(?:<[^;]*?>)?\s+(\w+)", source))
-        found = []
-        if any(
-            len(args) >= 3 and args[1] not in page_generators
-            for args in _call_args(source, "get_noc_addr")
-        ):
-            found.append("get_noc_addr(x, y, addr)")
-        if _call_args(source, "get_noc_multicast_addr"):
-            found.append("get_noc_multicast_addr")
-        if re.search(r"\bmy_[xy]\s*\[", source):
-            found.append("my_x/my_y")
-        if found:
-            problems.append(
-                f"kernel '{kernel.name}' addresses cores by logical coordinates ({', '.join(found)}); "
-                "on a device those must be NoC coordinates (multicast and remote semaphores are "
-                "not supported on hardware yet)"
-            )
-    return problems
-
-
-def _call_args(source: str, name: str) -> list[list[str]]:
-    """The argument texts of every call of `name` in `source`."""
-    calls = []
-    for match in re.finditer(r"\b" + re.escape(name) + r"\s*(?:<[^<>;()]*>)?\s*\(", source):
-        depth, args, current = 1, [], []
-        for char in source[match.end():]:
-            if char in "([{":
-                depth += 1
-            elif char in ")]}":
-                depth -= 1
-                if depth == 0:
-                    break
-            if char == "," and depth == 1:
-                args.append("".join(current).strip())
-                current = []
-            else:
-                current.append(char)
-        last = "".join(current).strip()
-        calls.append(args + [last] if args or last else [])
-    return calls
 
 
 def check_grid_fits(grid: tuple[int, int], device_grid: tuple[int, int]) -> None:
@@ -417,9 +368,6 @@ def run(program: Program, tensors: dict[str, torch.Tensor], timeout_s: float | N
     `timeout_s` is not enforced: a hung kernel hangs the device, as with any ttnn op."""
     ttnn = _import_ttnn()
     check_tensors(program, tensors)
-    blockers = hardware_blockers(program)
-    if blockers:
-        raise RuntimeLaunchError("this program cannot run on hardware as compiled: " + "; ".join(blockers))
     device = _open_device(ttnn)
     grid = device.compute_with_storage_grid_size()
     check_grid_fits(program.grid, (int(grid.x), int(grid.y)))
@@ -462,13 +410,25 @@ def _import_ttnn():
     if not is_available():
         raise HardwareUnavailableError(_NO_TTNN)
     try:
-        return importlib.import_module("ttnn")
+        ttnn = importlib.import_module("ttnn")
     except Exception as error:
         message = " ".join(str(error).split())
         raise HardwareUnavailableError(
             f"ttnn is installed but does not import ({type(error).__name__}: {message}); "
             "the default target, TTLANG_TARGET=emulator, needs no device"
         ) from error
+    check_release(getattr(ttnn, "__version__", "unknown"))
+    return ttnn
+
+
+def check_release(version: str) -> None:
+    """The generated kernels use tt-metal `TT_METAL_RELEASE`'s kernel API: another ttnn
+    would fail to build them (docs/hardware.md, "Moving to the next release")."""
+    if version.split("+")[0] != TT_METAL_RELEASE:
+        raise HardwareUnavailableError(
+            f"ttnn {version} is installed; the generated kernels follow tt-metal {TT_METAL_RELEASE}'s "
+            f"kernel API: install it with pip install -e '.[hardware]' (docs/hardware.md)"
+        )
 
 
 def _open_device(ttnn):
@@ -517,19 +477,14 @@ def _torch_tensor(ttnn, tensor, buffer: DramBuffer) -> torch.Tensor:
 
 def _ttnn_core_ranges(ttnn, cores: CoreRangeSpec):
     core_range = ttnn.CoreRange(ttnn.CoreCoord(*cores.start), ttnn.CoreCoord(*cores.end))
-    try:
-        return ttnn.CoreRangeSet([core_range])
-    except TypeError:  # older bindings take a set
-        return ttnn.CoreRangeSet({core_range})
+    return ttnn.CoreRangeSet([core_range])
 
 
 def _ttnn_runtime_args(ttnn, kernel: KernelSpec):
-    if hasattr(ttnn, "RuntimeArgs"):  # nanobind era: a list of (CoreCoord, args)
-        args = ttnn.RuntimeArgs()
-        for (x, y), values in kernel.runtime_args:
-            args[x][y] = list(values)
-        return args
-    return kernel.runtime_args_xy()  # pybind era: args[x][y]
+    args = ttnn.RuntimeArgs()
+    for (x, y), values in kernel.runtime_args:
+        args[x][y] = list(values)
+    return args
 
 
 def _ttnn_config(ttnn, config: str | ComputeSpec):
@@ -546,13 +501,11 @@ def _ttnn_config(ttnn, config: str | ComputeSpec):
 
 
 def _ttnn_semaphore(ttnn, semaphore: SemaphoreSpec):
-    core_ranges = _ttnn_core_ranges(ttnn, semaphore.core_ranges)
-    try:  # nanobind era: explicit id
-        return ttnn.SemaphoreDescriptor(
-            id=semaphore.id, core_ranges=core_ranges, initial_value=semaphore.initial_value
-        )
-    except TypeError:  # pybind era: ids follow the list order
-        return ttnn.SemaphoreDescriptor(core_ranges=core_ranges, initial_value=semaphore.initial_value)
+    return ttnn.SemaphoreDescriptor(
+        id=semaphore.id,
+        core_ranges=_ttnn_core_ranges(ttnn, semaphore.core_ranges),
+        initial_value=semaphore.initial_value,
+    )
 
 
 def _ttnn_program_descriptor(ttnn, spec: ProgramSpec):
@@ -562,7 +515,6 @@ def _ttnn_program_descriptor(ttnn, spec: ProgramSpec):
             source_type=ttnn.KernelDescriptor.SourceType.SOURCE_CODE,
             core_ranges=_ttnn_core_ranges(ttnn, kernel.core_ranges),
             compile_time_args=list(kernel.compile_time_args),
-            defines=list(kernel.defines),
             runtime_args=_ttnn_runtime_args(ttnn, kernel),
             config=_ttnn_config(ttnn, kernel.config),
         )

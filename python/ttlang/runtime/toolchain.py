@@ -127,14 +127,6 @@ def runtime_executable() -> Path:
         return _publish(executable, final)
 
 
-ENTRY_CALLS = {
-    # tt-metal's compute entry is `namespace NAMESPACE { void MAIN { ... } }`.
-    "compute": "NAMESPACE::MAIN;",
-    "reader": "kernel_main();",
-    "writer": "kernel_main();",
-}
-
-
 def kernel_library(kernel: Kernel, math_approx_mode: bool) -> Path:
     """The kernel compiled to a shared object exporting `ttemu_kernel_entry`."""
     args = ",".join(str(int(a) & 0xFFFFFFFF) for a in kernel.compile_time_args)  # uint32_t, as on hardware
@@ -154,7 +146,7 @@ def kernel_library(kernel: Kernel, math_approx_mode: bool) -> Path:
     _write_atomically(
         wrapper,
         f'#include "{source.name}"\n'
-        f'extern "C" void ttemu_kernel_entry() {{ {ENTRY_CALLS[kernel.kind]} }}\n',
+        'extern "C" void ttemu_kernel_entry() { kernel_main(); }\n',
     )
     with tempfile.NamedTemporaryFile(dir=directory, suffix=".so", delete=False) as built:
         built_path = Path(built.name)

@@ -6,9 +6,10 @@ program sets up: a core grid, kernels (one compute, one reader, one writer per c
 circular buffers (identical on every core), per-core runtime arguments, compile-time
 arguments per kernel, the compute kernel configuration, and DRAM buffers.
 
-A runtime argument is either a plain 32-bit integer or `BufferAddress(name)`, which the
-runtime replaces by the DRAM base address it gave the named buffer (as a tt-metal host
-does with `buffer->address()`).
+A runtime argument is a plain 32-bit integer, `BufferAddress(name)`, which the runtime
+replaces by the DRAM base address it gave the named buffer (as a tt-metal host does with
+`buffer->address()`), or `NocCoordinate(axis, index)`, which it replaces by the NoC
+coordinate of a grid column or row on its target.
 """
 
 from __future__ import annotations
@@ -46,7 +47,18 @@ class BufferAddress:
     buffer: str
 
 
-RuntimeArg = int | BufferAddress
+@dataclass(frozen=True)
+class NocCoordinate:
+    """A runtime argument that the runtime resolves to the NoC x of grid column `index`
+    (`axis` "x") or the NoC y of grid row `index` ("y"), as its target numbers the NoC:
+    the emulator's NoC coordinates are the logical ones, a device's come from its
+    description (`ttlang.device`: `TensixGrid.noc_coordinates`)."""
+
+    axis: Literal["x", "y"]
+    index: int
+
+
+RuntimeArg = int | BufferAddress | NocCoordinate
 
 
 @dataclass(frozen=True)
@@ -129,11 +141,15 @@ class Program:
     def to_json(self) -> str:
         """A stable JSON form (for caching and for the emulator's launcher)."""
 
-        def encode_args(args: list[RuntimeArg]) -> list[int | dict[str, str]]:
-            return [
-                {"buffer": a.buffer} if isinstance(a, BufferAddress) else int(a)
-                for a in args
-            ]
+        def encode(arg: RuntimeArg) -> int | dict[str, str | int]:
+            if isinstance(arg, BufferAddress):
+                return {"buffer": arg.buffer}
+            if isinstance(arg, NocCoordinate):
+                return {"noc": arg.axis, "index": arg.index}
+            return int(arg)
+
+        def encode_args(args: list[RuntimeArg]) -> list[int | dict[str, str | int]]:
+            return [encode(a) for a in args]
 
         doc = {
             "grid": list(self.grid),

@@ -13,7 +13,8 @@ their runtime-argument layout, compute configuration). Output:
   `CBBudgetError` names the kernel and lists the CBs;
 - buffers: one DRAM buffer per kernel tensor, its logical shape in elements;
 - runtime args per kernel and core, following the layout: a buffer's DRAM address
-  (`BufferAddress`), the core's (row, column), the grid's (rows, columns);
+  (`BufferAddress`), the core's (row, column), the grid's (rows, columns), the NoC
+  coordinate of each grid column and row (`NocCoordinate`, resolved by the launcher);
 - the compute configuration from the kernel's `ttcore.compute_config`;
 - the semaphores, each starting at 0;
 - the device, by name.
@@ -39,6 +40,7 @@ from ttlang.target.program import (
     TILE_COLS,
     TILE_ROWS,
     BufferAddress,
+    NocCoordinate,
     CBConfig,
     ComputeConfig,
     DataFormat,
@@ -158,6 +160,8 @@ def _runtime_args(
             args.append(core[position])
         elif kind.data == "grid_size":
             args.append(grid[position])
+        elif kind.data in ("noc_x", "noc_y"):
+            args.append(NocCoordinate(kind.data[-1], position))
         else:
             raise ProgramError(f"unknown runtime argument kind '{kind.data}'")
     return args

@@ -10,7 +10,7 @@
 // CHECK-SAME: buffers = {{\[}}["src", "input", memref<4x6x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<dram>>], ["dst", "output", memref<4x6x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<dram>>]],
 // CHECK-SAME: cbs = [!d2m.cb<memref<2x3x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<l1>>>, !d2m.cb<memref<2x3x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<l1>>, 3>],
 // CHECK-SAME: kernels = {{\[}}["copy_reader", "reader"], ["copy_writer", "writer"]],
-// CHECK-SAME: runtime_args = {{\[}}["buffer_address", 0 : i64], ["buffer_address", 1 : i64], ["core_index", 0 : i64], ["core_index", 1 : i64], ["grid_size", 0 : i64], ["grid_size", 1 : i64]],
+// CHECK-SAME: runtime_args = {{\[}}["buffer_address", 0 : i64], ["buffer_address", 1 : i64], ["core_index", 0 : i64], ["core_index", 1 : i64], ["grid_size", 0 : i64], ["grid_size", 1 : i64], ["noc_x", 0 : i64], ["noc_x", 1 : i64], ["noc_y", 0 : i64], ["noc_y", 1 : i64]],
 // CHECK-SAME: compute_config = {math_fidelity = "HiFi4"}}}
 
 // The reader: an address generator over `src` from runtime arg 0, a read per tile of
@@ -113,7 +113,9 @@ func.func @branch(%src: !dram) {
 !cb = !d2m.cb<!blk>
 
 // Semaphores are ids after the CBs; a multicast goes to the rectangle's cores other
-// than the sender: rows * cols minus one when the sender is inside.
+// than the sender: rows * cols minus one when the sender is inside. The rectangle's
+// corners are NoC coordinates, looked up in the runtime args: the NoC x of grid column
+// c is arg 5 + c, the NoC y of grid row r arg 7 + r (1x2 grid, one buffer).
 // CHECK:      ttlang.program = {{{.*}}semaphores = 2 : i64
 // CHECK-LABEL: func.func @mcast_reader()
 // CHECK:      ttkernel.cb_reserve_back
@@ -138,7 +140,19 @@ func.func @branch(%src: !dram) {
 // CHECK-NEXT: %[[Y1:.*]] = arith.subi %[[Y1P]], %{{.*}} : i32
 // CHECK-NEXT: %[[X1P:.*]] = arith.addi %[[X0]], %[[W]] : i32
 // CHECK-NEXT: %[[X1:.*]] = arith.subi %[[X1P]], %{{.*}} : i32
-// CHECK-NEXT: %[[MCAST:.*]] = ttkernel.get_noc_multicast_addr(%[[X0]], %[[Y0]], %[[X1]], %[[Y1]], %[[DST]])
+// CHECK-NEXT: %[[XS_AT:.*]] = arith.constant 5 : i32
+// CHECK-NEXT: %[[XS_I:.*]] = arith.addi %[[XS_AT]], %[[X0]] : i32
+// CHECK-NEXT: %[[NX0:.*]] = ttkernel.get_arg_val_at(%[[XS_I]])
+// CHECK-NEXT: %[[XE_AT:.*]] = arith.constant 5 : i32
+// CHECK-NEXT: %[[XE_I:.*]] = arith.addi %[[XE_AT]], %[[X1]] : i32
+// CHECK-NEXT: %[[NX1:.*]] = ttkernel.get_arg_val_at(%[[XE_I]])
+// CHECK-NEXT: %[[YS_AT:.*]] = arith.constant 7 : i32
+// CHECK-NEXT: %[[YS_I:.*]] = arith.addi %[[YS_AT]], %[[Y0]] : i32
+// CHECK-NEXT: %[[NY0:.*]] = ttkernel.get_arg_val_at(%[[YS_I]])
+// CHECK-NEXT: %[[YE_AT:.*]] = arith.constant 7 : i32
+// CHECK-NEXT: %[[YE_I:.*]] = arith.addi %[[YE_AT]], %[[Y1]] : i32
+// CHECK-NEXT: %[[NY1:.*]] = ttkernel.get_arg_val_at(%[[YE_I]])
+// CHECK-NEXT: %[[MCAST:.*]] = ttkernel.get_noc_multicast_addr(%[[NX0]], %[[NY0]], %[[NX1]], %[[NY1]], %[[DST]])
 // CHECK-NEXT: ttkernel.noc_async_write_multicast(%[[SRC]], %[[MCAST]], %[[SIZE]], %[[DESTS]])
 // CHECK-NEXT: ttkernel.noc_async_write_barrier()
 // CHECK:      %[[VALID:.*]] = ttkernel.get_semaphore(%{{.*}})
@@ -146,7 +160,9 @@ func.func @branch(%src: !dram) {
 // CHECK:      %[[VALID_AT:.*]] = ttkernel.get_noc_multicast_addr(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[VALID]])
 // CHECK-NEXT: ttkernel.noc_semaphore_set_multicast(%[[VALID]], %[[VALID_AT]], %{{.*}})
 // CHECK:      %[[READY2:.*]] = ttkernel.get_semaphore(%{{.*}})
-// CHECK-NEXT: %[[AT:.*]] = ttkernel.get_noc_addr(%{{.*}}, %{{.*}}, %[[READY2]])
+// CHECK:      %[[SX:.*]] = ttkernel.get_arg_val_at(%{{.*}})
+// CHECK:      %[[SY:.*]] = ttkernel.get_arg_val_at(%{{.*}})
+// CHECK-NEXT: %[[AT:.*]] = ttkernel.get_noc_addr(%[[SX]], %[[SY]], %[[READY2]])
 // CHECK-NEXT: ttkernel.noc_semaphore_inc(%[[AT]], %{{.*}})
 func.func @mcast(%src: !dram) {
   d2m.generic {grid = #ttcore.grid<1x2>, block_factors = [1, 1], threads = [#d2m.thread<datamovement>]} ins(%src : !dram) outs() {

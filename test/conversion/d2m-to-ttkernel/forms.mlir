@@ -10,7 +10,7 @@
 
 // exp(x) - y: the FPU subtracts y (from its CB) from the DST tile in place (dest
 // reuse, DST as srcA); a copy of a DST tile that an in-place op would destroy is
-// copy_dest_values, destination slot first.
+// copy_dest_values<format>(from, to), source slot first.
 // CHECK-LABEL: func.func @dest_reuse_compute()
 // CHECK:      %[[X:.*]] = ttkernel.get_compile_time_arg_val(0)
 // CHECK-NEXT: %[[Y:.*]] = ttkernel.get_compile_time_arg_val(1)
@@ -20,7 +20,7 @@
 // CHECK-NEXT: ttkernel.binary_dest_reuse_tiles<sub, srca> (%[[Y]], %{{.*}}, %[[S0]])
 // CHECK-NOT:  binary_max_tile
 // CHECK:      ttkernel.copy_dest_values_init()
-// CHECK-NEXT: ttkernel.copy_dest_values(%[[S1:.*]], %[[S0]])
+// CHECK-NEXT: ttkernel.copy_dest_values <bf16>(%[[S0]], %[[S1:[^)]*]])
 // CHECK:      ttkernel.recip_tile(%[[S1]])
 // CHECK:      ttkernel.mul_binary_tile(%[[S0]], %[[S1]], %{{.*}})
 func.func @dest_reuse(%x: !dram, %y: !dram, %out: !dram) {

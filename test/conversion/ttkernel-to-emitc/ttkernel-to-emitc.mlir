@@ -6,13 +6,13 @@
 
 // CHECK-LABEL: builtin.module @compute {
 // CHECK-NEXT: emitc.include <"cstdint">
-// CHECK-NEXT: emitc.include "compute_kernel_api/bcast.h"
-// CHECK-NEXT: emitc.include "compute_kernel_api/cb_api.h"
-// CHECK-NEXT: emitc.include "compute_kernel_api/common.h"
-// CHECK-NEXT: emitc.include "compute_kernel_api/eltwise_unary/exp.h"
-// CHECK-NEXT: emitc.include "compute_kernel_api/pack.h"
-// CHECK-NEXT: emitc.include "compute_kernel_api/reduce.h"
-// CHECK-NEXT: emitc.include "compute_kernel_api/reg_api.h"
+// CHECK-NEXT: emitc.include "api/compute/bcast.h"
+// CHECK-NEXT: emitc.include "api/compute/cb_api.h"
+// CHECK-NEXT: emitc.include "api/compute/common.h"
+// CHECK-NEXT: emitc.include "api/compute/eltwise_unary/exp.h"
+// CHECK-NEXT: emitc.include "api/compute/pack.h"
+// CHECK-NEXT: emitc.include "api/compute/reduce.h"
+// CHECK-NEXT: emitc.include "api/compute/reg_api.h"
 // CHECK-NEXT: func.func @compute() attributes {ttkernel.thread = #ttkernel.thread<compute>} {
 func.func @compute() attributes {ttkernel.thread = #ttkernel.thread<compute>} {
   // CHECK-NEXT: %[[IN:.*]] = emitc.call_opaque "get_compile_time_arg_val"() {args = [0 : i32]} : () -> i32
@@ -41,7 +41,7 @@ func.func @compute() attributes {ttkernel.thread = #ttkernel.thread<compute>} {
 
 // CHECK-LABEL: builtin.module @writer {
 // CHECK-NEXT: emitc.include <"cstdint">
-// CHECK-NEXT: emitc.include "dataflow_api.h"
+// CHECK-NEXT: emitc.include "api/dataflow/dataflow_api.h"
 // CHECK-NEXT: func.func @writer() attributes {ttkernel.thread = #ttkernel.thread<writer>} {
 func.func @writer() attributes {ttkernel.thread = #ttkernel.thread<writer>} {
   // CHECK-NEXT: %[[ADDR:.*]] = emitc.call_opaque "get_arg_val"() {args = [0 : i32], template_args = [#emitc.opaque<"uint32_t">]} : () -> i32

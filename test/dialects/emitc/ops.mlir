@@ -5,11 +5,11 @@
 // RUN: %ttlang-opt %s --mlir-print-op-generic | FileCheck %s --check-prefix=GENERIC
 
 // CHECK: emitc.include <"cstdint">
-// CHECK-NEXT: emitc.include "dataflow_api.h"
+// CHECK-NEXT: emitc.include "api/dataflow/dataflow_api.h"
 // GENERIC: "emitc.include"() <{include = "cstdint", is_standard_include}> : () -> ()
-// GENERIC-NEXT: "emitc.include"() <{include = "dataflow_api.h"}> : () -> ()
+// GENERIC-NEXT: "emitc.include"() <{include = "api/dataflow/dataflow_api.h"}> : () -> ()
 emitc.include <"cstdint">
-emitc.include "dataflow_api.h"
+emitc.include "api/dataflow/dataflow_api.h"
 
 // CHECK-LABEL: func.func @kernel
 func.func @kernel() attributes {ttkernel.thread = #ttkernel.thread<reader>} {

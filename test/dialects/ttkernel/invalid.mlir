@@ -71,8 +71,8 @@ func.func @sfpu_output_out_of_range() attributes {ttkernel.thread = #ttkernel.th
 func.func @copy_dest_destination_out_of_range() attributes {ttkernel.thread = #ttkernel.thread<compute>} {
   %c0 = arith.constant 0 : i32
   %to = arith.constant 16 : i32
-  // expected-error @+1 {{DST index 16 of 'dst0' is out of range [0, 16)}}
-  ttkernel.copy_dest_values(%to, %c0)
+  // expected-error @+1 {{DST index 16 of 'dst_out' is out of range [0, 16)}}
+  ttkernel.copy_dest_values <bf16>(%c0, %to)
   func.return
 }
 
@@ -81,8 +81,8 @@ func.func @copy_dest_destination_out_of_range() attributes {ttkernel.thread = #t
 func.func @copy_dest_source_out_of_range() attributes {ttkernel.thread = #ttkernel.thread<compute>} {
   %c0 = arith.constant 0 : i32
   %from = arith.constant -1 : i32
-  // expected-error @+1 {{DST index -1 of 'dst1' is out of range [0, 16)}}
-  ttkernel.copy_dest_values(%c0, %from)
+  // expected-error @+1 {{DST index -1 of 'dst_in' is out of range [0, 16)}}
+  ttkernel.copy_dest_values <bf16>(%from, %c0)
   func.return
 }
 
@@ -92,7 +92,17 @@ func.func @copy_dest_in_reader() attributes {ttkernel.thread = #ttkernel.thread<
   %c0 = arith.constant 0 : i32
   %c1 = arith.constant 1 : i32
   // expected-error @+1 {{'ttkernel.copy_dest_values' op a compute op cannot run in a reader kernel}}
-  ttkernel.copy_dest_values(%c0, %c1)
+  ttkernel.copy_dest_values <bf16>(%c0, %c1)
+  func.return
+}
+
+// -----
+
+func.func @copy_dest_format() attributes {ttkernel.thread = #ttkernel.thread<compute>} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  // expected-error @+1 {{copy_dest_values reads DST as bf16 or f32, not bfp8_b}}
+  ttkernel.copy_dest_values <bfp8_b>(%c0, %c1)
   func.return
 }
 

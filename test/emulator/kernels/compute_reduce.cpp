@@ -1,12 +1,11 @@
 // Compute: reduce (a * scaler) over groups of `inner` tiles into one output tile each,
 // accumulating the group in DST tile 0 (ROW: one group per tile row, COL: per tile column).
 // Compile-time: cb_in, cb_scaler, cb_out, pool (0 SUM, 2 MAX), dim (0 ROW, 1 COL), groups, inner.
-#include "compute_kernel_api/pack.h"
-#include "compute_kernel_api/reduce.h"
-#include "compute_kernel_api/reg_api.h"
+#include "api/compute/pack.h"
+#include "api/compute/reduce.h"
+#include "api/compute/reg_api.h"
 
-namespace NAMESPACE {
-void MAIN {
+void kernel_main() {
   constexpr uint32_t cb_in = get_compile_time_arg_val(0);
   constexpr uint32_t cb_scaler = get_compile_time_arg_val(1);
   constexpr uint32_t cb_out = get_compile_time_arg_val(2);
@@ -33,4 +32,3 @@ void MAIN {
   }
   reduce_uninit();
 }
-}  // namespace NAMESPACE

@@ -2,9 +2,9 @@
 // (cb_y), for the API coverage tests. x goes to DST 0 (and y to DST 1) where the op
 // works in DST; the result is DST 0, packed to cb_out.
 // Compile-time: cb_x, cb_y, cb_out, op (the OP_* values below).
-#include "compute_kernel_api.h"
-#include "compute_kernel_api/bcast.h"
-#include "compute_kernel_api/eltwise_binary.h"
+#include "api/compute/compute_kernel_api.h"
+#include "api/compute/bcast.h"
+#include "api/compute/eltwise_binary.h"
 
 enum : uint32_t {
   OP_SQRT, OP_RSQRT, OP_NEG, OP_ABS, OP_RELU, OP_FILL, OP_ADD_SCALAR, OP_MUL_SCALAR,
@@ -13,20 +13,19 @@ enum : uint32_t {
   OP_UNARY_BCAST_COLS,
 };
 
-namespace NAMESPACE {
-void MAIN {
+void kernel_main() {
   constexpr uint32_t cb_x = get_compile_time_arg_val(0);
   constexpr uint32_t cb_y = get_compile_time_arg_val(1);
   constexpr uint32_t cb_out = get_compile_time_arg_val(2);
   constexpr uint32_t op = get_compile_time_arg_val(3);
 
-  init_sfpu(cb_x, cb_out);
+  compute_kernel_hw_startup(cb_x, cb_out);
   cb_wait_front(cb_x, 1);
   cb_wait_front(cb_y, 1);
   cb_reserve_back(cb_out, 1);
   tile_regs_acquire();
   if constexpr (op <= OP_REUSE_SUB_SRCB) {
-    copy_tile_init(cb_x);
+    copy_init(cb_x);
     copy_tile(cb_x, 0, 0);
     copy_tile(cb_y, 0, 1);
   }
@@ -44,21 +43,21 @@ void MAIN {
   if constexpr (op == OP_MAX_BINARY) { binary_max_tile_init(); binary_max_tile(0, 1, 0); }
   if constexpr (op == OP_MIN_BINARY) { binary_min_tile_init(); binary_min_tile(0, 1, 0); }
   if constexpr (op == OP_REUSE_SUB_SRCA) {
-    binary_dest_reuse_tiles_init<ELWSUB, EltwiseBinaryReuseDestType::DEST_TO_SRCA>(cb_y);
-    binary_dest_reuse_tiles<ELWSUB, EltwiseBinaryReuseDestType::DEST_TO_SRCA>(cb_y, 0, 0);
+    sub_reuse_dest_init<EltwiseBinaryReuseDestType::DEST_TO_SRCA>(cb_y);
+    sub_reuse_dest_tiles<EltwiseBinaryReuseDestType::DEST_TO_SRCA>(cb_y, 0, 0);
   }
   if constexpr (op == OP_REUSE_SUB_SRCB) {
-    binary_dest_reuse_tiles_init<ELWSUB, EltwiseBinaryReuseDestType::DEST_TO_SRCB>(cb_y);
-    binary_dest_reuse_tiles<ELWSUB, EltwiseBinaryReuseDestType::DEST_TO_SRCB>(cb_y, 0, 0);
+    sub_reuse_dest_init<EltwiseBinaryReuseDestType::DEST_TO_SRCB>(cb_y);
+    sub_reuse_dest_tiles<EltwiseBinaryReuseDestType::DEST_TO_SRCB>(cb_y, 0, 0);
   }
-  if constexpr (op == OP_MUL_TILES) { mul_tiles_init(cb_x, cb_y); mul_tiles(cb_x, cb_y, 0, 0, 0); }
-  if constexpr (op == OP_ADD_BCAST_ROWS) { add_bcast_rows_init_short(cb_x, cb_y); add_tiles_bcast_rows(cb_x, cb_y, 0, 0, 0); }
+  if constexpr (op == OP_MUL_TILES) { mul_init(cb_x, cb_y); mul_tiles(cb_x, cb_y, 0, 0, 0); }
+  if constexpr (op == OP_ADD_BCAST_ROWS) { add_bcast_rows_init(cb_x, cb_y); add_tiles_bcast_rows(cb_x, cb_y, 0, 0, 0); }
   if constexpr (op == OP_MUL_BCAST_SCALAR) {
-    mul_tiles_bcast_scalar_init_short(cb_x, cb_y);
+    mul_bcast_scalar_init(cb_x, cb_y);
     mul_tiles_bcast_scalar(cb_x, cb_y, 0, 0, 0);
   }
   if constexpr (op == OP_UNARY_BCAST_COLS) {
-    unary_bcast_init<BroadcastType::COL>(cb_y, cb_out);
+    unary_bcast_init<BroadcastType::COL>(cb_y);
     unary_bcast<BroadcastType::COL>(cb_y, 0, 0);
   }
   tile_regs_commit();
@@ -69,4 +68,3 @@ void MAIN {
   cb_pop_front(cb_x, 1);
   cb_pop_front(cb_y, 1);
 }
-}  // namespace NAMESPACE

@@ -3,14 +3,13 @@
 // be one of them), packed to cb_out.
 // Runtime args: tile count. Compile-time: cb_cond, cb_true, cb_false, cb_out,
 // fp32 (1: where_tile<DataFormat::Float32>, 0: <DataFormat::Float16_b>), c, t, f, o.
-#include "compute_kernel_api/eltwise_unary/eltwise_unary.h"
-#include "compute_kernel_api/eltwise_unary/where.h"
-#include "compute_kernel_api/pack.h"
-#include "compute_kernel_api/reg_api.h"
-#include "compute_kernel_api/tile_move_copy.h"
+#include "api/compute/eltwise_unary/eltwise_unary.h"
+#include "api/compute/eltwise_unary/where.h"
+#include "api/compute/pack.h"
+#include "api/compute/reg_api.h"
+#include "api/compute/tile_move_copy.h"
 
-namespace NAMESPACE {
-void MAIN {
+void kernel_main() {
   const uint32_t count = get_arg_val<uint32_t>(0);
   constexpr uint32_t cb_cond = get_compile_time_arg_val(0);
   constexpr uint32_t cb_true = get_compile_time_arg_val(1);
@@ -23,14 +22,14 @@ void MAIN {
   constexpr uint32_t o = get_compile_time_arg_val(8);
   constexpr DataFormat format = fp32 ? DataFormat::Float32 : DataFormat::Float16_b;
 
-  init_sfpu(cb_cond, cb_out);
+  compute_kernel_hw_startup(cb_cond, cb_out);
   for (uint32_t i = 0; i < count; ++i) {
     cb_wait_front(cb_cond, 1);
     cb_wait_front(cb_true, 1);
     cb_wait_front(cb_false, 1);
     cb_reserve_back(cb_out, 1);
     tile_regs_acquire();
-    copy_tile_init(cb_cond);
+    copy_init(cb_cond);
     copy_tile(cb_cond, 0, c);
     copy_tile(cb_true, 0, t);
     copy_tile(cb_false, 0, f);
@@ -46,4 +45,3 @@ void MAIN {
     cb_pop_front(cb_false, 1);
   }
 }
-}  // namespace NAMESPACE

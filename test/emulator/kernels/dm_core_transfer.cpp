@@ -3,7 +3,7 @@
 // same CB on core (x, y), 16 slots reused in turn, then one barrier. Cores with
 // transactions = 0 do nothing.
 // Compile-time: cb. Runtime: transactions, bytes, x, y, write (0 read, 1 write).
-#include "dataflow_api.h"
+#include "api/dataflow/dataflow_api.h"
 
 void kernel_main() {
   constexpr uint32_t cb = get_compile_time_arg_val(0);

@@ -5,7 +5,7 @@
 // (stride 1: interleaved over every bank; stride = banks: always one bank).
 // Compile-time: cb (16 slots of `bytes`). Runtime: buffer address, transactions,
 // bytes, first page, page stride.
-#include "dataflow_api.h"
+#include "api/dataflow/dataflow_api.h"
 
 void kernel_main() {
   constexpr uint32_t cb = get_compile_time_arg_val(0);

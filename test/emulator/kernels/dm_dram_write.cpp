@@ -2,7 +2,7 @@
 // counterpart of dm_dram_read.cpp, `transactions` writes of `bytes` from 16 L1 slots
 // to interleaved DRAM pages, then one barrier.
 // Compile-time: cb. Runtime: buffer address, transactions, bytes, first page, page stride.
-#include "dataflow_api.h"
+#include "api/dataflow/dataflow_api.h"
 
 void kernel_main() {
   constexpr uint32_t cb = get_compile_time_arg_val(0);

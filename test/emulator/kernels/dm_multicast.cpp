@@ -3,7 +3,7 @@
 // the cores (x0..x1, y0..y1) except itself, linked or not, then one barrier; the other
 // cores do nothing.
 // Compile-time: cb. Runtime: transactions, bytes, x1, y1, linked.
-#include "dataflow_api.h"
+#include "api/dataflow/dataflow_api.h"
 
 void kernel_main() {
   constexpr uint32_t cb = get_compile_time_arg_val(0);

@@ -3,13 +3,12 @@
 // intermediate CB after each K block and are reloaded for the next one; the last K
 // block packs to the output CB (subblock by subblock, tiles row-major within one).
 // Compile-time: cb_in0, cb_in1, cb_out, cb_partial, Mt, Nt, Kt, Kb, SBH, SBW.
-#include "compute_kernel_api/matmul.h"
-#include "compute_kernel_api/pack.h"
-#include "compute_kernel_api/reg_api.h"
-#include "compute_kernel_api/tile_move_copy.h"
+#include "api/compute/matmul.h"
+#include "api/compute/pack.h"
+#include "api/compute/reg_api.h"
+#include "api/compute/tile_move_copy.h"
 
-namespace NAMESPACE {
-void MAIN {
+void kernel_main() {
   constexpr uint32_t cb_in0 = get_compile_time_arg_val(0);
   constexpr uint32_t cb_in1 = get_compile_time_arg_val(1);
   constexpr uint32_t cb_out = get_compile_time_arg_val(2);
@@ -23,7 +22,8 @@ void MAIN {
   constexpr uint32_t subblock_tiles = SBH * SBW;
   constexpr uint32_t num_blocks = Kt / Kb;
 
-  mm_init(cb_in0, cb_in1, cb_out);
+  compute_kernel_hw_startup(cb_in0, cb_in1, cb_out);
+  matmul_init(cb_in0, cb_in1);
   for (uint32_t block = 0; block < num_blocks; ++block) {
     const bool last = block == num_blocks - 1;
     cb_wait_front(cb_in0, Mt * Kb);
@@ -32,11 +32,11 @@ void MAIN {
       for (uint32_t sb_col = 0; sb_col < Nt / SBW; ++sb_col) {
         tile_regs_acquire();
         if (block > 0) {
-          copy_tile_to_dst_init_short(cb_partial);
+          copy_init(cb_partial);
           cb_wait_front(cb_partial, subblock_tiles);
           for (uint32_t i = 0; i < subblock_tiles; ++i) copy_tile(cb_partial, i, i);
           cb_pop_front(cb_partial, subblock_tiles);
-          mm_init_short(cb_in0, cb_in1);
+          matmul_init(cb_in0, cb_in1);
         }
         for (uint32_t h = 0; h < SBH; ++h)
           for (uint32_t w = 0; w < SBW; ++w)
@@ -55,4 +55,3 @@ void MAIN {
     cb_pop_front(cb_in1, Kb * Nt);
   }
 }
-}  // namespace NAMESPACE

@@ -11,7 +11,7 @@
 // CB holds.
 // Compile-time: cb_in0, Mt, Kt, Kb, Kt_total, grid cols, in0_in_l1.
 // Runtime: in0 address, first output tile row. Semaphores: 0 in0 ready, 1 in0 valid.
-#include "dataflow_api.h"
+#include "api/dataflow/dataflow_api.h"
 
 void kernel_main() {
   constexpr uint32_t cb_in0 = get_compile_time_arg_val(0);

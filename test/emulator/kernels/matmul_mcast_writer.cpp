@@ -6,7 +6,7 @@
 // Compile-time: cb_in1, cb_out, Mt, Nt, Kt, Kb, Nt_total, grid rows, SBH, SBW, out_in_l1.
 // Runtime: in1 address, out address, first output tile row, first output tile column.
 // Semaphores: 2 in1 ready, 3 in1 valid.
-#include "dataflow_api.h"
+#include "api/dataflow/dataflow_api.h"
 
 void kernel_main() {
   constexpr uint32_t cb_in1 = get_compile_time_arg_val(0);

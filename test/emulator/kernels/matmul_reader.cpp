@@ -2,7 +2,7 @@
 // in1 block (Kb x Nt tiles, row-major) from DRAM.
 // Compile-time: cb_in0, cb_in1, Mt, Nt, Kt, Kb, Kt_total, Nt_total.
 // Runtime: in0 address, in1 address, first output tile row, first output tile column.
-#include "dataflow_api.h"
+#include "api/dataflow/dataflow_api.h"
 
 void kernel_main() {
   constexpr uint32_t cb_in0 = get_compile_time_arg_val(0);

@@ -2,7 +2,7 @@
 // row-major subblock order over the core's Mt x Nt block) to their tiles in DRAM.
 // Compile-time: cb_out, Mt, Nt, SBH, SBW, Nt_total.
 // Runtime: out address, first output tile row, first output tile column.
-#include "dataflow_api.h"
+#include "api/dataflow/dataflow_api.h"
 
 void kernel_main() {
   constexpr uint32_t cb_out = get_compile_time_arg_val(0);

@@ -2,7 +2,7 @@
 // (Ht x 1 tiles, read with a raw noc_async_read of its NoC address), then the Wt tiles
 // of row i of a.
 // Compile-time: cb_a, cb_b, Ht, Wt. Runtime: a address, b address.
-#include "dataflow_api.h"
+#include "api/dataflow/dataflow_api.h"
 
 void kernel_main() {
   constexpr uint32_t cb_a = get_compile_time_arg_val(0);

@@ -1,6 +1,6 @@
 // Reader: tiles [start, start + count) of two DRAM tensors into two CBs, one tile at a time.
 // Runtime args: a address, b address, start tile, tile count. Compile-time: cb_a, cb_b.
-#include "dataflow_api.h"
+#include "api/dataflow/dataflow_api.h"
 
 void kernel_main() {
   const uint32_t a_address = get_arg_val<uint32_t>(0);

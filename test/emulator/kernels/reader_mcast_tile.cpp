@@ -5,7 +5,7 @@
 // valid = 1. Every core ends with the tile pushed into its CB.
 // Compile-time: cb, grid rows, grid cols. Runtime: address of the source tensor.
 // Semaphores: 0 = ready count (on the sender), 1 = valid flag (on receivers).
-#include "dataflow_api.h"
+#include "api/dataflow/dataflow_api.h"
 
 void kernel_main() {
   constexpr uint32_t cb = get_compile_time_arg_val(0);

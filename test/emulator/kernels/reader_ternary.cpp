@@ -1,6 +1,6 @@
 // Reader: tiles [start, start + count) of three DRAM tensors into three CBs, one tile at a time.
 // Runtime args: a, b, c addresses, start tile, tile count. Compile-time: cb_a, cb_b, cb_c.
-#include "dataflow_api.h"
+#include "api/dataflow/dataflow_api.h"
 
 void kernel_main() {
   const uint32_t start = get_arg_val<uint32_t>(3);

@@ -4,7 +4,7 @@
 // row 0 of each of the four faces.
 // Compile-time: cb, Ht, Wt, column_major, cb_scaler (32: no scaler).
 // Runtime: address, then the scaler as fp32 bits when cb_scaler < 32.
-#include "dataflow_api.h"
+#include "api/dataflow/dataflow_api.h"
 
 void kernel_main() {
   constexpr uint32_t cb = get_compile_time_arg_val(0);

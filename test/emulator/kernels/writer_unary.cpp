@@ -1,6 +1,6 @@
 // Writer: tiles [start, start + count) of one DRAM tensor from a CB, through a TensorAccessor.
 // Runtime args: address, start tile, tile count. Compile-time: cb, then TensorAccessorArgs.
-#include "dataflow_api.h"
+#include "api/dataflow/dataflow_api.h"
 
 void kernel_main() {
   const uint32_t address = get_arg_val<uint32_t>(0);

@@ -158,8 +158,8 @@ def test_dst_to_dst_copy(fp32_dest: bool):
     subs = re.findall(r"(%\w+) = d2m\.tile_sub .*d2m\.dst_slot = (\d+)", allocated)
     assert len(subs) == 1 and [c for c in copies if c[0] == subs[0][0]], allocated
     compute = next(k.source for k in artifact.program.kernels if k.kind == "compute")
-    assert '#include "compute_kernel_api/copy_dest_values.h"' in compute
-    assert len(re.findall(r"\bcopy_dest_values\(\w+, \w+\);", compute)) == 1
+    assert '#include "api/compute/copy_dest_values.h"' in compute
+    assert len(re.findall(r"\bcopy_dest_values<DataFormat::Float(16_b|32)>\(\w+, \w+\);", compute)) == 1
     assert "binary_max_tile" not in compute
     artifact.run([x, y, out])
     d = x.float().exp() - y.float()

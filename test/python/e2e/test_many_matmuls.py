@@ -96,7 +96,7 @@ def test_three_chained_matmuls(fp32_dest: bool):
     artifact = chained_matmuls(fp32_dest).compile(a, b, c, d, out)
     compute_source = artifact.sources["three_matmuls_compute"]
     # every matmul is initialised with its own operand CBs: (a, b), (a@b, c), (..., d)
-    assert compute_source.count("mm_init(") == 3
+    assert compute_source.count("matmul_init(") == 3
     artifact.run([a, b, c, d, out])
     expected = _bf16(_bf16(a.float() @ b.float()) @ c.float()) @ d.float()
     # results up to ~25 (bf16 ulp 0.125 there); the K = 160, 96, 64 sums accumulate in
@@ -177,7 +177,7 @@ def test_online_attention_two_matmuls_per_iteration(fp32_dest: bool):
     # tiles transposed by the unpacker (fused transpose), and (p, v), where p is a
     # temporary in a compute-local CB
     inits = re.findall(
-        r"mm_init\((\w+), (\w+), \w+, (\d)\)", artifact.sources["online_attention_compute"]
+        r"matmul_init\((\w+), (\w+), (\d)\)", artifact.sources["online_attention_compute"]
     )
     assert len(inits) == 2
     (q_in, k_in, q_k_transposed), (p_in, v_in, p_v_transposed) = inits

@@ -21,6 +21,7 @@ from ttlang import (
     zeros,
 )
 from ttlang.driver import DEFAULT_PIPELINE, FRONTEND_STAGE
+from ttlang.target.program import NocCoordinate
 
 BLOCK = 2
 GRID = 2
@@ -143,7 +144,7 @@ def test_artifact_keeps_every_stage():
         "fused_chain_reader",
         "fused_chain_writer",
     }
-    assert "transpose_wh_tile" in artifact.sources["fused_chain_compute"]
+    assert "transpose_tile" in artifact.sources["fused_chain_compute"]
     program = artifact.program
     assert program.grid == (GRID, GRID)
     # three operand CBs (two blocks each) and one temporary, the transposed operand of the
@@ -151,7 +152,10 @@ def test_artifact_keeps_every_stage():
     assert [cb.num_pages for cb in program.cbs] == [8, 8, 8, 4]
     assert all(kernel.compile_time_args == tuple(range(4)) for kernel in program.kernels)
     reader_args = program.runtime_args["fused_chain_reader"]
-    assert reader_args[(1, 0)][3:] == [1, 0, GRID, GRID]
+    assert reader_args[(1, 0)][3:7] == [1, 0, GRID, GRID]
+    # then the NoC coordinate of every grid column and row, filled in by the launcher
+    noc = [NocCoordinate("x", c) for c in range(GRID)] + [NocCoordinate("y", r) for r in range(GRID)]
+    assert reader_args[(1, 0)][7:] == noc
 
     artifact.run([a, b, out])
     report = artifact.perf()

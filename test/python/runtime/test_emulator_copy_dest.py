@@ -1,5 +1,5 @@
-"""copy_dest_values (compute_kernel_api/copy_dest_values.h) on the hand-written kernel
-compute_copy_dest.cpp: DST[idst0] = DST[idst1], destination first; and its misuse
+"""copy_dest_values (api/compute/copy_dest_values.h) on the hand-written kernel
+compute_copy_dest.cpp: DST[idst_out] = DST[idst_in], source first; and its misuse
 checks (DST protocol, capacity)."""
 
 import dataclasses
@@ -15,7 +15,7 @@ SHAPE, GRID = (64, 64), (1, 2)  # 4 tiles, 2 per core
 
 
 def copy_dest(to, source, packed, *, data_format="bf16", config=ComputeConfig(), misuse=0, other=0):
-    """x -> DST[to], y -> DST[source], copy_dest_values(to, source), pack DST[packed]
+    """x -> DST[to], y -> DST[source], copy_dest_values(source, to), pack DST[packed]
     (`misuse`, `other`: see compute_copy_dest.cpp)."""
     program = programs.with_kernel(
         programs.eltwise_add(SHAPE, GRID), "compute", "compute_copy_dest.cpp",

@@ -1,4 +1,4 @@
-"""where_tile (compute_kernel_api/eltwise_unary/where.h) on the hand-written kernel
+"""where_tile (api/compute/eltwise_unary/where.h) on the hand-written kernel
 compute_where.cpp, against torch.where; and its misuse checks."""
 
 import emulator_programs as programs

@@ -77,7 +77,7 @@ func.func @flow() attributes {ttkernel.thread = #ttkernel.thread<writer>} {
 }
 
 // RUN: %ttlang-translate --ttkernel-to-cpp %s --kernel fill | FileCheck %s --check-prefix=FILL
-// FILL-LABEL: void MAIN {
+// FILL-LABEL: void kernel_main() {
 // FILL-NEXT:   fill_tile_init();
 // FILL-NEXT:   fill_tile(0, -__builtin_inff());
 // FILL-NEXT:   fill_tile(1, 0.125f);

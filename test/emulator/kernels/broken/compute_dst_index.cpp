@@ -1,19 +1,18 @@
 // Eltwise add into DST tile `dst_index` (compile-time arg 3): BROKEN when that index is
 // beyond the DST capacity of the configured mode (e.g. 8 in the default half sync).
 // Otherwise as compute_eltwise_add.cpp.
-#include "compute_kernel_api/eltwise_binary.h"
-#include "compute_kernel_api/pack.h"
-#include "compute_kernel_api/reg_api.h"
+#include "api/compute/eltwise_binary.h"
+#include "api/compute/pack.h"
+#include "api/compute/reg_api.h"
 
-namespace NAMESPACE {
-void MAIN {
+void kernel_main() {
   const uint32_t count = get_arg_val<uint32_t>(0);
   constexpr uint32_t cb_a = get_compile_time_arg_val(0);
   constexpr uint32_t cb_b = get_compile_time_arg_val(1);
   constexpr uint32_t cb_out = get_compile_time_arg_val(2);
   constexpr uint32_t dst_index = get_compile_time_arg_val(3);
-  binary_op_init_common(cb_a, cb_b, cb_out);
-  add_tiles_init(cb_a, cb_b);
+  compute_kernel_hw_startup(cb_a, cb_b, cb_out);
+  add_init(cb_a, cb_b);
   for (uint32_t i = 0; i < count; ++i) {
     cb_wait_front(cb_a, 1);
     cb_wait_front(cb_b, 1);
@@ -29,4 +28,3 @@ void MAIN {
     cb_pop_front(cb_b, 1);
   }
 }
-}  // namespace NAMESPACE

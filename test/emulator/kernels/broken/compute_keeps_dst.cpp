@@ -1,6 +1,4 @@
 // BROKEN (DST protocol): acquires DST and returns without committing or releasing it.
-#include "compute_kernel_api/reg_api.h"
+#include "api/compute/reg_api.h"
 
-namespace NAMESPACE {
-void MAIN { tile_regs_acquire(); }
-}  // namespace NAMESPACE
+void kernel_main() { tile_regs_acquire(); }

@@ -1,17 +1,15 @@
 // BROKEN (DST protocol): adds into DST before tile_regs_acquire.
-#include "compute_kernel_api/eltwise_binary.h"
-#include "compute_kernel_api/reg_api.h"
+#include "api/compute/eltwise_binary.h"
+#include "api/compute/reg_api.h"
 
-namespace NAMESPACE {
-void MAIN {
+void kernel_main() {
   constexpr uint32_t cb_a = get_compile_time_arg_val(0);
   constexpr uint32_t cb_b = get_compile_time_arg_val(1);
   constexpr uint32_t cb_out = get_compile_time_arg_val(2);
-  binary_op_init_common(cb_a, cb_b, cb_out);
-  add_tiles_init(cb_a, cb_b);
+  compute_kernel_hw_startup(cb_a, cb_b, cb_out);
+  add_init(cb_a, cb_b);
   cb_wait_front(cb_a, 1);
   cb_wait_front(cb_b, 1);
   add_tiles(cb_a, cb_b, 0, 0, 0);
   tile_regs_acquire();
 }
-}  // namespace NAMESPACE

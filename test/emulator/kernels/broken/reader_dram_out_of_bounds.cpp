@@ -1,6 +1,6 @@
 // BROKEN (DRAM bounds): reads one tile past the end of buffer a.
 // Same arguments as reader_binary.cpp.
-#include "dataflow_api.h"
+#include "api/dataflow/dataflow_api.h"
 
 void kernel_main() {
   const uint32_t a_address = get_arg_val<uint32_t>(0);

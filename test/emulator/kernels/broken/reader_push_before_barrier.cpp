@@ -1,6 +1,6 @@
 // Broken reader_binary: pushes each tile before waiting for its NoC reads, a race on
 // hardware (compute may unpack the page before the NoC has written it).
-#include "dataflow_api.h"
+#include "api/dataflow/dataflow_api.h"
 
 void kernel_main() {
   const uint32_t a_address = get_arg_val<uint32_t>(0);

@@ -1,5 +1,5 @@
 // BROKEN (CB overflow): reserves one page of cb_a, then pushes three into a 2-page CB.
-#include "dataflow_api.h"
+#include "api/dataflow/dataflow_api.h"
 
 void kernel_main() {
   constexpr uint32_t cb_a = get_compile_time_arg_val(0);

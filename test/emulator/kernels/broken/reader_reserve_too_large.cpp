@@ -1,5 +1,5 @@
 // BROKEN (CB size): reserves 3 pages of a 2-page CB.
-#include "dataflow_api.h"
+#include "api/dataflow/dataflow_api.h"
 
 void kernel_main() {
   constexpr uint32_t cb_a = get_compile_time_arg_val(0);

@@ -1,7 +1,7 @@
 // BROKEN (deadlock): fills only cb_a and never cb_b, so compute waits on cb_b forever,
 // the writer waits on compute, and this reader blocks once cb_a is full.
 // Same arguments as reader_binary.cpp.
-#include "dataflow_api.h"
+#include "api/dataflow/dataflow_api.h"
 
 void kernel_main() {
   const uint32_t a_address = get_arg_val<uint32_t>(0);

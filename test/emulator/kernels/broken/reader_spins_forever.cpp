@@ -1,5 +1,5 @@
 // BROKEN (hang): spins forever without calling the API.
-#include "dataflow_api.h"
+#include "api/dataflow/dataflow_api.h"
 
 void kernel_main() {
   volatile bool spinning = true;

@@ -1,6 +1,6 @@
 // Broken writer_unary: frees each page before its NoC write has read it, a race on
 // hardware (the producer may refill the page while the NoC still sends it).
-#include "dataflow_api.h"
+#include "api/dataflow/dataflow_api.h"
 
 void kernel_main() {
   const uint32_t address = get_arg_val<uint32_t>(0);

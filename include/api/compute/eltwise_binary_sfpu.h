@@ -2,7 +2,7 @@
 // (the two-argument forms write into idst0, as older tt-metal does).
 #pragma once
 
-#include "compute_kernel_api/eltwise_unary/eltwise_unary.h"
+#include "api/compute/eltwise_unary/eltwise_unary.h"
 
 #define TTEMU_SFPU_BINARY(name, op)                                                     \
   ALWI void name##_binary_tile_init() { ttemu::init(ttemu::InitKind::Sfpu); }           \

@@ -1,7 +1,7 @@
 // pack_tile: DST tile -> CB page, rounded to the CB's data format.
 #pragma once
 
-#include "compute_kernel_api/common.h"
+#include "api/compute/common.h"
 
 // With out_of_order_output=false the tile goes to the next sequential page after the
 // CB's write pointer (the index is ignored, as in tt-metal); with true, to page

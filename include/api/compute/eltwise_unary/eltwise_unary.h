@@ -1,7 +1,7 @@
 // Setup for SFPU (unary) work on DST tiles.
 #pragma once
 
-#include "compute_kernel_api/common.h"
+#include "api/compute/common.h"
 
 // tt-metal's APPROX follows ComputeConfig.math_approx_mode; the emulator's launcher
 // passes it as TTEMU_MATH_APPROX_MODE when it compiles a compute kernel.
@@ -13,12 +13,6 @@ constexpr bool APPROX = TTEMU_MATH_APPROX_MODE != 0;
 namespace ckernel {
 enum class VectorMode : int { None = 0, R = 1, C = 2, RC = 4 };
 }  // namespace ckernel
-
-ALWI void unary_op_init_common(uint32_t icb, uint32_t ocb) {
-  (void)icb, (void)ocb;
-  ttemu::init(ttemu::InitKind::HwStartup);
-}
-ALWI void init_sfpu(uint32_t icb, uint32_t ocb) { unary_op_init_common(icb, ocb); }
 
 namespace ttemu_detail {
 inline uint32_t float_bits(float value) {

@@ -5,7 +5,7 @@
 // match). tt-metal also takes Int32/UInt32, which the emulator has no DST for.
 #pragma once
 
-#include "compute_kernel_api/eltwise_unary/eltwise_unary.h"
+#include "api/compute/eltwise_unary/eltwise_unary.h"
 
 ALWI void where_tile_init() { ttemu::init(ttemu::InitKind::Sfpu); }
 

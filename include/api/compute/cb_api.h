@@ -1,4 +1,4 @@
 // Circular-buffer calls for compute kernels (declared in ttemu/kernel_common.h).
 #pragma once
 
-#include "compute_kernel_api/common.h"
+#include "api/compute/common.h"

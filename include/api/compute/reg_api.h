@@ -1,7 +1,7 @@
 // The DST register protocol: MATH acquires and commits, PACK waits and releases.
 #pragma once
 
-#include "compute_kernel_api/common.h"
+#include "api/compute/common.h"
 
 ALWI void tile_regs_acquire() { ttemu::tile_regs_acquire(); }
 ALWI void tile_regs_commit() { ttemu::tile_regs_commit(); }

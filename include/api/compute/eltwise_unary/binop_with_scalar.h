@@ -1,7 +1,7 @@
 // DST[idst] = DST[idst] op scalar, the scalar given as the bits of an fp32 value.
 #pragma once
 
-#include "compute_kernel_api/eltwise_unary/eltwise_unary.h"
+#include "api/compute/eltwise_unary/eltwise_unary.h"
 
 ALWI void binop_with_scalar_tile_init() { ttemu::init(ttemu::InitKind::Sfpu); }
 ALWI void add_unary_tile(uint32_t idst, uint32_t param1) {

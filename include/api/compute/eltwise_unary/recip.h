@@ -1,7 +1,7 @@
 // recip_tile: DST[idst] = 1 / DST[idst].
 #pragma once
 
-#include "compute_kernel_api/eltwise_unary/eltwise_unary.h"
+#include "api/compute/eltwise_unary/eltwise_unary.h"
 
 template <bool legacy_compat = true>
 ALWI void recip_tile_init() { ttemu::init(ttemu::InitKind::Sfpu); }

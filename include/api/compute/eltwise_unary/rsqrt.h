@@ -1,7 +1,7 @@
 // rsqrt_tile: DST[idst] = 1 / sqrt(DST[idst]).
 #pragma once
 
-#include "compute_kernel_api/eltwise_unary/eltwise_unary.h"
+#include "api/compute/eltwise_unary/eltwise_unary.h"
 
 template <bool fast_and_approx = false>
 ALWI void rsqrt_tile_init() { ttemu::init(ttemu::InitKind::Sfpu); }

@@ -2,11 +2,11 @@
 // COL: B's column 0 for every column; SCALAR: B[0][0] everywhere.
 #pragma once
 
-#include "compute_kernel_api/eltwise_binary.h"
+#include "api/compute/eltwise_binary.h"
 
 template <EltwiseBinaryType tBcastOp, BroadcastType tBcastDim>
-ALWI void init_bcast(uint32_t icb0, uint32_t icb1, uint32_t ocb = 16) {
-  (void)icb0, (void)icb1, (void)ocb;
+ALWI void bcast_init(uint32_t icb0, uint32_t icb1) {
+  (void)icb0, (void)icb1;
   ttemu::init(ttemu::InitKind::Bcast);
 }
 
@@ -31,8 +31,8 @@ ALWI void mul_tiles_bcast(uint32_t icb0, uint32_t icb1, uint32_t itile0, uint32_
 
 // add/sub/mul x rows/cols/scalar: <op>_tiles_bcast_<dim> and <op>_bcast_<dim>_init_short.
 #define TTEMU_BCAST_FORMS(op, OP, dim, DIM)                                                       \
-  ALWI void op##_bcast_##dim##_init_short(uint32_t icb0, uint32_t icb1) {                         \
-    init_bcast<OP, BroadcastType::DIM>(icb0, icb1);                                               \
+  ALWI void op##_bcast_##dim##_init(uint32_t icb0, uint32_t icb1) {                               \
+    bcast_init<OP, BroadcastType::DIM>(icb0, icb1);                                               \
   }                                                                                               \
   ALWI void op##_tiles_bcast_##dim(uint32_t icb0, uint32_t icb1, uint32_t itile0, uint32_t itile1, \
                                    uint32_t idst) {                                               \
@@ -49,15 +49,9 @@ TTEMU_BCAST_FORMS(mul, ELWMUL, cols, COL)
 TTEMU_BCAST_FORMS(mul, ELWMUL, scalar, SCALAR)
 #undef TTEMU_BCAST_FORMS
 
-// tt-metal spells the scalar inits this way.
-ALWI void add_tiles_bcast_scalar_init_short(uint32_t icb0, uint32_t icb1) { add_bcast_scalar_init_short(icb0, icb1); }
-ALWI void sub_tiles_bcast_scalar_init_short(uint32_t icb0, uint32_t icb1) { sub_bcast_scalar_init_short(icb0, icb1); }
-ALWI void mul_tiles_bcast_scalar_init_short(uint32_t icb0, uint32_t icb1) { mul_bcast_scalar_init_short(icb0, icb1); }
-
-// DST[idst] = broadcast of one CB tile (ROW: row 0 everywhere, COL: column 0, SCALAR: [0][0]).
 template <BroadcastType bcast_type>
-ALWI void unary_bcast_init(uint32_t icb, uint32_t ocb) {
-  (void)icb, (void)ocb;
+ALWI void unary_bcast_init(uint32_t icb) {
+  (void)icb;
   ttemu::init(ttemu::InitKind::Bcast);
 }
 template <BroadcastType bcast_type>

@@ -1,7 +1,7 @@
 // FPU binary ops: DST[idst] = A(in0 tile) op B(in1 tile), and the dest-reuse forms.
 #pragma once
 
-#include "compute_kernel_api/common.h"
+#include "api/compute/common.h"
 
 namespace ckernel {
 enum EltwiseBinaryType { ELWMUL, ELWDIV, ELWADD, ELWSUB, ELWLESS };
@@ -26,14 +26,9 @@ constexpr ttemu::Broadcast broadcast_of(BroadcastType dim) {
 }
 }  // namespace ttemu_detail
 
-ALWI void binary_op_init_common(uint32_t icb0, uint32_t icb1, uint32_t ocb) {
-  (void)icb0, (void)icb1, (void)ocb;
-  ttemu::init(ttemu::InitKind::HwStartup);
-}
-
 // acc_to_dest: the result is added to what DST[idst] holds instead of replacing it.
 #define TTEMU_BINARY_TILES(name, op)                                                              \
-  ALWI void name##_tiles_init(uint32_t icb0, uint32_t icb1, bool acc_to_dest = false) {           \
+  ALWI void name##_init(uint32_t icb0, uint32_t icb1, bool acc_to_dest = false) {                 \
     (void)icb0, (void)icb1;                                                                       \
     ttemu_binary_acc_to_dest() = acc_to_dest;                                                     \
     ttemu::init(ttemu::InitKind::Binary);                                                         \
@@ -58,25 +53,32 @@ TTEMU_BINARY_TILES(sub, ttemu::BinaryOp::Sub)
 TTEMU_BINARY_TILES(mul, ttemu::BinaryOp::Mul)
 #undef TTEMU_BINARY_TILES
 
-ALWI void add_tiles_init_nof() { ttemu::init(ttemu::InitKind::Binary); }
-ALWI void sub_tiles_init_nof() { ttemu::init(ttemu::InitKind::Binary); }
-ALWI void mul_tiles_init_f() { ttemu::init(ttemu::InitKind::Binary); }
-
-template <EltwiseBinaryType eltwise_binary_type = ELWADD,
-          EltwiseBinaryReuseDestType binary_reuse_dest = EltwiseBinaryReuseDestType::NONE>
-ALWI void binary_dest_reuse_tiles_init(uint32_t icb0) {
-  (void)icb0;
-  ttemu::init(ttemu::InitKind::Binary);
+// The dest-reuse forms: DST slot `dst_tile_index` is one operand (moved to SrcA or SrcB,
+// as `reuse_dest` says), tile `in_tile_index` of `in_cb_id` the other; the result
+// replaces the DST tile.
+namespace ttemu_detail {
+template <EltwiseBinaryReuseDestType reuse_dest>
+constexpr ttemu::DestReuse dest_reuse_of() {
+  static_assert(reuse_dest != EltwiseBinaryReuseDestType::NONE,
+                "reuse_dest must be DEST_TO_SRCA or DEST_TO_SRCB");
+  return reuse_dest == EltwiseBinaryReuseDestType::DEST_TO_SRCA ? ttemu::DestReuse::DestToSrcA
+                                                                 : ttemu::DestReuse::DestToSrcB;
 }
+}  // namespace ttemu_detail
 
-template <EltwiseBinaryType eltwise_binary_type = ELWADD,
-          EltwiseBinaryReuseDestType binary_reuse_dest = EltwiseBinaryReuseDestType::NONE>
-ALWI void binary_dest_reuse_tiles(uint32_t in_cb_id, uint32_t in_tile_index, uint32_t dst_tile_index) {
-  constexpr ttemu::DestReuse reuse = binary_reuse_dest == EltwiseBinaryReuseDestType::DEST_TO_SRCA
-                                         ? ttemu::DestReuse::DestToSrcA
-                                         : binary_reuse_dest == EltwiseBinaryReuseDestType::DEST_TO_SRCB
-                                               ? ttemu::DestReuse::DestToSrcB
-                                               : ttemu::DestReuse::None;
-  ttemu::binary_dest_reuse_tiles(ttemu_detail::binary_op_of(eltwise_binary_type), reuse, in_cb_id,
-                                 in_tile_index, dst_tile_index);
-}
+#define TTEMU_REUSE_DEST_FORMS(name, op)                                                          \
+  template <EltwiseBinaryReuseDestType reuse_dest>                                                \
+  ALWI void name##_reuse_dest_init(uint32_t icb) {                                                \
+    (void)ttemu_detail::dest_reuse_of<reuse_dest>();                                              \
+    (void)icb;                                                                                    \
+    ttemu::init(ttemu::InitKind::Binary);                                                         \
+  }                                                                                               \
+  template <EltwiseBinaryReuseDestType reuse_dest>                                                \
+  ALWI void name##_reuse_dest_tiles(uint32_t in_cb_id, uint32_t in_tile_index, uint32_t dst_tile_index) { \
+    ttemu::binary_dest_reuse_tiles(op, ttemu_detail::dest_reuse_of<reuse_dest>(), in_cb_id,       \
+                                   in_tile_index, dst_tile_index);                                \
+  }
+TTEMU_REUSE_DEST_FORMS(add, ttemu::BinaryOp::Add)
+TTEMU_REUSE_DEST_FORMS(sub, ttemu::BinaryOp::Sub)
+TTEMU_REUSE_DEST_FORMS(mul, ttemu::BinaryOp::Mul)
+#undef TTEMU_REUSE_DEST_FORMS

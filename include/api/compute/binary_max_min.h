@@ -1,7 +1,7 @@
 // SFPU elementwise max/min of two DST tiles: DST[odst] = max(DST[idst0], DST[idst1]).
 #pragma once
 
-#include "compute_kernel_api/eltwise_unary/eltwise_unary.h"
+#include "api/compute/eltwise_unary/eltwise_unary.h"
 
 ALWI void binary_max_tile_init() { ttemu::init(ttemu::InitKind::Sfpu); }
 ALWI void binary_max_tile(uint32_t idst0, uint32_t idst1, uint32_t odst) {

@@ -1,19 +1,12 @@
 // reduce_tile: DST[idst] = reduce(A * scaler) along a dimension, accumulated into DST.
 #pragma once
 
-#include "compute_kernel_api/common.h"
+#include "api/compute/common.h"
 
 namespace ckernel {
 enum PoolType { SUM, AVG, MAX };
 enum ReduceDim { REDUCE_ROW, REDUCE_COL, REDUCE_SCALAR };
 }  // namespace ckernel
-
-#ifndef REDUCE_OP
-#define REDUCE_OP PoolType::SUM
-#endif
-#ifndef REDUCE_DIM
-#define REDUCE_DIM ReduceDim::REDUCE_ROW
-#endif
 
 namespace ttemu_detail {
 constexpr ttemu::ReducePool pool_of(PoolType pool) {
@@ -25,21 +18,18 @@ constexpr ttemu::ReduceAxis axis_of(ReduceDim dim) {
 }
 }  // namespace ttemu_detail
 
-template <PoolType reduce_type = REDUCE_OP, ReduceDim reduce_dim = REDUCE_DIM,
-          bool enforce_fp32_accumulation = false>
+template <PoolType reduce_type, ReduceDim reduce_dim, bool is_fp32_dest_acc_en = false>
 ALWI void reduce_init(uint32_t icb, uint32_t icb_scaler, uint32_t ocb) {
   (void)icb, (void)icb_scaler, (void)ocb;
   ttemu::init(ttemu::InitKind::Reduce);
 }
 
-template <bool enforce_fp32_accumulation = false>
 ALWI void reduce_uninit(uint32_t icb = 0) {
   (void)icb;
   ttemu::init(ttemu::InitKind::Reduce);
 }
 
-template <PoolType reduce_type = REDUCE_OP, ReduceDim reduce_dim = REDUCE_DIM,
-          bool enforce_fp32_accumulation = false>
+template <PoolType reduce_type, ReduceDim reduce_dim, bool is_fp32_dest_acc_en = false>
 ALWI void reduce_tile(uint32_t icb, uint32_t icb_scaler, uint32_t itile, uint32_t itile_scaler,
                       uint32_t idst) {
   ttemu::reduce_tile(ttemu_detail::pool_of(reduce_type), ttemu_detail::axis_of(reduce_dim), icb,

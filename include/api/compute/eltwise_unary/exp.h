@@ -1,7 +1,7 @@
 // exp_tile: DST[idst] = exp(DST[idst]); exact unless approx (or math_approx_mode).
 #pragma once
 
-#include "compute_kernel_api/eltwise_unary/eltwise_unary.h"
+#include "api/compute/eltwise_unary/eltwise_unary.h"
 
 template <bool approx = false, bool fast_and_approx = true, uint32_t scale = 0x3F800000>
 ALWI void exp_tile_init() {
