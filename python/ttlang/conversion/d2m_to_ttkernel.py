@@ -454,6 +454,32 @@ class _KernelBuilder:
         emit_i32_loops(builder, block_shape, per_tile)
         self.transfers[op.tx] = reading
 
+    def fill_causal_mask(self, op: d2m.FillCausalMaskOp, builder: Builder) -> None:
+        """One mask tile per tile of the block; tile (.., i, j) starts `col + 32 j - row
+        - 32 i` key columns right of its first query row."""
+        origin = memref_origin(op.block)
+        if not isinstance(origin, CBBlock) or origin.is_front:
+            raise PassError(op, "fills a block that does not come from d2m.reserve.")
+        base = self.block_address(op.block, builder)
+        block_type = op.block.type
+        assert isinstance(block_type, MemRefType)
+        tile = block_type.get_element_type()
+        assert isinstance(tile, TileType)
+        shape = block_type.get_shape()
+        diagonal = builder.insert(arith.SubiOp(self.value(op.col), self.value(op.row))).result
+
+        def per_tile(inner: Builder, ivs: list[SSAValue]) -> None:
+            tiles_right = inner.insert(arith.SubiOp(ivs[-1], ivs[-2])).result
+            columns_right = inner.insert(arith.MuliOp(tiles_right, _i32(inner, tile.cols.data))).result
+            key_offset = inner.insert(arith.AddiOp(diagonal, columns_right)).result
+            offset = inner.insert(
+                arith.MuliOp(_linearize(inner, ivs, shape), _i32(inner, tile.size_bytes()))
+            ).result
+            address = inner.insert(arith.AddiOp(base, offset)).result
+            inner.insert(ttkernel.FillCausalMaskTileOp(address, key_offset))
+
+        emit_i32_loops(builder, shape, per_tile)
+
     def dma_wait(self, op: d2m.DMAWaitOp, builder: Builder) -> None:
         barrier = (
             ttkernel.NocAsyncReadBarrierOp
@@ -831,6 +857,7 @@ _HANDLERS: dict[type[Operation], Callable[[_KernelBuilder, Operation, Builder], 
     d2m.DMAReadOp: _KernelBuilder.dma,
     d2m.DMAWriteOp: _KernelBuilder.dma,
     d2m.DMAWaitOp: _KernelBuilder.dma_wait,
+    d2m.FillCausalMaskOp: _KernelBuilder.fill_causal_mask,
     d2m.DMAMulticastOp: _KernelBuilder.multicast,
     d2m.SemaphoreSetOp: _KernelBuilder.semaphore_set,
     d2m.SemaphoreIncOp: _KernelBuilder.semaphore_inc,

@@ -8,7 +8,8 @@ that call takes (`cpp_operands`), its template arguments (`reduce_init<PoolType:
 ops are not plain calls: an address generator is a struct variable whose members are
 assigned, and the local semaphore ops take a `volatile uint32_t*`, reached with a
 `reinterpret_cast`. Each kernel function (`ttkernel.thread`) at the top of the module
-moves into a nested module named after it, holding the `emitc.include`s its ops need:
+moves into a nested module named after it, holding the `emitc.include`s its ops need
+(and, as `emitc.verbatim`, the definitions of calls tt-metal lacks, `CPP_DEFINITION`):
 `api/dataflow/dataflow_api.h` for data-movement kernels, the compute API headers
 (`api/compute/...`) its ops name for compute kernels. `arith` and `scf` ops stay; the C++ emitter prints them.
 
@@ -167,6 +168,16 @@ def kernel_headers(kernel: func.FuncOp, thread: ttkernel.Thread) -> list[str]:
     return sorted(headers)
 
 
+def kernel_helper_definitions(kernel: func.FuncOp) -> list[emitc_ext.VerbatimOp]:
+    """The C++ functions `kernel`'s ttkernel ops call that tt-metal does not declare
+    (`CPP_DEFINITION`), once each, to define in its source before kernel_main."""
+    definitions: dict[str, None] = {}
+    for op in kernel.walk():
+        if isinstance(op, ttkernel.TTKernelOp) and op.CPP_DEFINITION is not None:
+            definitions[op.CPP_DEFINITION] = None
+    return [emitc_ext.VerbatimOp(definition) for definition in definitions]
+
+
 def check_kernel_signature(kernel: func.FuncOp) -> None:
     """Kernels take nothing and return nothing: they read kernel arguments instead."""
     function_type = kernel.function_type
@@ -195,6 +206,7 @@ class ConvertTTKernelToEmitCPass(ModulePass):
                 continue
             check_kernel_signature(kernel)
             kernels.append((kernel, kernel_headers(kernel, thread)))
+        helpers = {kernel: kernel_helper_definitions(kernel) for kernel, _ in kernels}
 
         # The special forms come first: LowerKernelCall would take any ttkernel op.
         # No dead-code elimination: a conversion leaves the rest of the IR as it is.
@@ -212,4 +224,4 @@ class ConvertTTKernelToEmitCPass(ModulePass):
             unit = ModuleOp([], sym_name=StringAttr(kernel.sym_name.data))
             op.body.block.insert_op_before(unit, kernel)
             kernel.detach()
-            unit.body.block.add_ops([*includes, kernel])
+            unit.body.block.add_ops([*includes, *helpers[kernel], kernel])

@@ -83,6 +83,7 @@ from xdsl.utils.str_enum import StrEnum
 
 from ttlang.dialects.ttcore import (
     BracketedEnumSyntax,
+    DataType,
     GridAttr,
     IteratorTypeAttr,
     MemorySpace,
@@ -1139,6 +1140,39 @@ class DMAWaitOp(IRDLOperation):
         super().__init__(operands=[tx])
 
 
+@irdl_op_definition
+class FillCausalMaskOp(IRDLOperation):
+    """Fills the L1 block `block` (from d2m.reserve, bf16 tiles) with the additive causal
+    mask of its place in a score matrix: element (r, c) of its last two dims is 0 where
+    key column `col + c` <= query row `row + r` and -inf past it (torch.triu(…, 1) of
+    -inf). `row` and `col` are element offsets, multiples of 32. A data-movement op: the
+    mask is computed in the kernel from indices instead of read from a host tensor."""
+
+    name = "d2m.fill_causal_mask"
+
+    block = operand_def(MemRefType)
+    row = operand_def(IndexType)
+    col = operand_def(IndexType)
+
+    assembly_format = "$block `,` $row `,` $col attr-dict `:` type($block)"
+
+    def __init__(self, block: SSAValue, row: SSAValue, col: SSAValue):
+        super().__init__(operands=[block, row, col])
+
+    def verify_(self) -> None:
+        block_type = self.block.type
+        assert isinstance(block_type, MemRefType)
+        if memory_space_of(block_type) != MemorySpace.L1:
+            raise VerifyException(f"fills an L1 block, but got {block_type}.")
+        if block_type.get_num_dims() < 2:
+            raise VerifyException(
+                f"fills a block of rank >= 2 (rows x columns of tiles), but got {block_type}."
+            )
+        tile = block_type.get_element_type()
+        if not isinstance(tile, TileType) or tile.element_format != DataType.BF16:
+            raise VerifyException(f"writes bf16 tiles, but the block holds {tile}.")
+
+
 # ----------------------------------------------------------------------- semaphores
 
 
@@ -1289,6 +1323,7 @@ D2M = Dialect(
         DMAWriteOp,
         DMAMulticastOp,
         DMAWaitOp,
+        FillCausalMaskOp,
         SemaphoreSetOp,
         SemaphoreIncOp,
         SemaphoreWaitOp,

@@ -279,11 +279,14 @@ class TTKernelOp(IRDLOperation):
       the release moved one elsewhere);
     - `THREADS`: `compute`, `datamovement` or `any`;
     - `cpp_template_args()` / `cpp_literal_args()`: template arguments and leading
-      literal arguments of the call, as C++ text / attributes.
+      literal arguments of the call, as C++ text / attributes;
+    - `CPP_DEFINITION`: the C++ definition of the callee when tt-metal has none, put in
+      the kernel's source before kernel_main.
     """
 
     COMPUTE_HEADER: ClassVar[str | None] = None
     CALLEE: ClassVar[str | None] = None
+    CPP_DEFINITION: ClassVar[str | None] = None
     THREADS: ClassVar[str] = "compute"
 
     @property
@@ -1520,6 +1523,38 @@ class NocAsyncWriteBarrierOp(_NoOperandOp, _DataMovementOp):
 
 
 @irdl_op_definition
+class FillCausalMaskTileOp(_DataMovementOp):
+    """Writes the bf16 additive causal mask tile at L1 `l1_addr` whose first key column
+    lies `key_offset` columns right of its first query row: 0 where key <= query, -inf
+    past it. tt-metal has no such call (its SDPA writes its mask tiles through L1
+    pointers in a data-movement kernel, generate_mask), so the kernel source defines
+    it: `CPP_DEFINITION`, plain tt-metal data-movement C++."""
+
+    name = "ttkernel.fill_causal_mask_tile"
+    l1_addr = operand_def(I32)
+    key_offset = operand_def(I32)
+    assembly_format = _i32_operands_op(["l1_addr", "key_offset"])
+
+    # A bf16 tile is four 16x16 faces (top left, top right, bottom left, bottom right),
+    # each row-major; 0xFF80 is bf16 -inf.
+    CPP_DEFINITION: ClassVar[str] = """\
+static inline void fill_causal_mask_tile(uint32_t l1_addr, int32_t key_offset) {
+  volatile tt_l1_ptr uint16_t* tile = reinterpret_cast<volatile tt_l1_ptr uint16_t*>(l1_addr);
+  for (int32_t face = 0; face < 4; ++face) {
+    for (int32_t row = 0; row < 16; ++row) {
+      for (int32_t col = 0; col < 16; ++col) {
+        int32_t key_past_query = key_offset + (face % 2) * 16 + col - (face / 2) * 16 - row;
+        tile[face * 256 + row * 16 + col] = key_past_query > 0 ? 0xFF80 : 0x0000;
+      }
+    }
+  }
+}"""
+
+    def __init__(self, l1_addr: SSAValue, key_offset: SSAValue):
+        super().__init__(operands=[l1_addr, key_offset])
+
+
+@irdl_op_definition
 class GetSemaphoreOp(_DataMovementOp):
     """The L1 address of semaphore `semaphore_id` (the same on every core)."""
 
@@ -1768,6 +1803,7 @@ TTKernel = Dialect(
         NocAsyncWriteOp,
         NocAsyncReadBarrierOp,
         NocAsyncWriteBarrierOp,
+        FillCausalMaskTileOp,
         GetSemaphoreOp,
         NocSemaphoreSetOp,
         NocSemaphoreWaitOp,

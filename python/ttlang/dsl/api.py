@@ -148,6 +148,14 @@ def dma(src, dst, core=None, mcast=None):
     raise _outside_thread("dma")
 
 
+def fill_causal_mask(block, row, col):
+    """Fills `block` (from cb.reserve(), bf16) with the additive causal mask of its place
+    in a score matrix, computed from indices: element (r, c) is 0 where key `col + c` <=
+    query `row + r` and -inf past it. `row` and `col` are element offsets (multiples of
+    32). For a @datamovement() thread."""
+    raise _outside_thread("fill_causal_mask")
+
+
 def core_index(dim: int):
     """This core's coordinate in the grid: dim 0 is its row, dim 1 its column."""
     raise _outside_thread("core_index")

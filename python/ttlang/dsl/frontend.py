@@ -69,6 +69,7 @@ from ttlang.dialects.ttcore import (
     IteratorTypeAttr,
     MemorySpace,
     MemorySpaceAttr,
+    TILE_COLS,
     TileType,
 )
 from ttlang.dsl import api, operators
@@ -1623,6 +1624,25 @@ class ThreadCompiler:
         self.in_flight.append(_InFlight(transfer, blocks, self.depth, self.source.location(node)))
         return transfer
 
+    def fill_causal_mask(self, node: ast.Call, block: object, row: object, col: object) -> None:
+        if self.is_compute:
+            raise DSLError(
+                "fill_causal_mask() belongs in a @datamovement() thread",
+                "fill a reserved block there and push it; the compute thread adds it to the scores",
+            )
+        if not isinstance(block, Block) or block.acquisition is None or block.acquisition.kind != "reserve":
+            raise DSLError(
+                f"fill_causal_mask fills a CB block taken with cb.reserve(), but got {_describe(block)}",
+                "`with mask_cb.reserve() as blk: fill_causal_mask(blk, row, col)`",
+            )
+        for name, offset in (("row", row), ("col", col)):
+            if isinstance(offset, int) and offset % TILE_COLS:
+                raise DSLError(
+                    f"fill_causal_mask {name}={offset} is not a multiple of {TILE_COLS}",
+                    "row and col are element offsets of the block's first tile",
+                )
+        self.emit(d2m.FillCausalMaskOp(block.value, self.index(row), self.index(col)))
+
     def _check_cb_block(self, block: Block) -> None:
         if block.acquisition is None:
             raise DSLError("dma moves CB blocks (from cb.reserve() or cb.wait())")
@@ -1812,6 +1832,7 @@ def _cb_method(kind: str, release: bool):
 
 _INTRINSICS: dict[FunctionType, Callable[..., object]] = {
     api.dma: ThreadCompiler.dma,
+    api.fill_causal_mask: ThreadCompiler.fill_causal_mask,
     api.core_index: _grid_query(d2m.CoreIndexOp, "core_index"),
     api.grid_size: _grid_query(d2m.GridSizeOp, "grid_size"),
     api.fill: ThreadCompiler.fill,

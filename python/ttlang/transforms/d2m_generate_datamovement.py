@@ -112,7 +112,7 @@ from xdsl.dialects.builtin import (
     MemRefType,
     ModuleOp,
 )
-from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineMap
 from xdsl.passes import ModulePass
 
@@ -147,14 +147,18 @@ class IterationSpace:
 
 
 def _implicit_operands(generic: d2m.GenericOp) -> list[int]:
-    """Operands no DMA moves whose CB the compute thread uses (and, for an input,
-    does not fill itself)."""
+    """Operands no DMA moves (nor `d2m.fill_causal_mask` fills) whose CB the compute
+    thread uses (and, for an input, does not fill itself)."""
     moved = set()
     for op in generic.walk():
         if isinstance(op, d2m.DMAReadOp):
             moved.add(op.src)
         elif isinstance(op, d2m.DMAWriteOp):
             moved.add(op.dst)
+        elif isinstance(op, d2m.FillCausalMaskOp):
+            reserve = op.block.owner
+            if isinstance(reserve, d2m.ReserveOp) and isinstance(reserve.cb, BlockArgument):
+                moved.add(generic.operands[reserve.cb.index])
     kinds = generic.thread_kinds
     if d2m.ThreadType.COMPUTE not in kinds:
         return []

@@ -237,3 +237,20 @@ func.func @engine_disagrees_with_operands(%a: !dram, %b: !dram) {
   }
   return
 }
+
+// -----
+
+!tile = !ttcore.tile<32x32, bf16>
+!dram = memref<2x2x!tile, #ttcore.memory_space<dram>>
+!blk = memref<2x2x!tile, #ttcore.memory_space<l1>>
+!cb = !d2m.cb<!blk>
+func.func @causal_mask_into_waited_block(%in: !dram) {
+  d2m.generic {grid = #ttcore.grid<1x1>, block_factors = [1, 1], threads = [#d2m.thread<datamovement>]} ins(%in : !dram) outs() {
+  ^bb0(%cb: !cb):
+    %c0 = arith.constant 0 : index
+    %blk = d2m.wait %cb : !cb -> !blk
+    // expected-error @+1 {{fills a block that does not come from d2m.reserve.}}
+    d2m.fill_causal_mask %blk, %c0, %c0 : !blk
+  }
+  return
+}

@@ -399,3 +399,30 @@ func.func @dest_reuse_div(%a: !tile, %b: !tile) {
   %d = d2m.tile_div %a, %b {engine = #d2m.engine<dest_to_srca>} : !tile
   return
 }
+
+// -----
+
+!blk = memref<2x2x!ttcore.tile<32x32, f32>, #ttcore.memory_space<l1>>
+func.func @f32_causal_mask(%blk: !blk, %row: index, %col: index) {
+  // expected-error @+1 {{'d2m.fill_causal_mask' op writes bf16 tiles, but the block holds !ttcore.tile<32x32, f32>.}}
+  d2m.fill_causal_mask %blk, %row, %col : !blk
+  return
+}
+
+// -----
+
+!blk = memref<2x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<l1>>
+func.func @rank1_causal_mask(%blk: !blk, %row: index, %col: index) {
+  // expected-error @+1 {{'d2m.fill_causal_mask' op fills a block of rank >= 2 (rows x columns of tiles), but got memref<2x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<l1>>.}}
+  d2m.fill_causal_mask %blk, %row, %col : !blk
+  return
+}
+
+// -----
+
+!blk = memref<2x2x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<dram>>
+func.func @dram_causal_mask(%blk: !blk, %row: index, %col: index) {
+  // expected-error @+1 {{'d2m.fill_causal_mask' op fills an L1 block, but got memref<2x2x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<dram>>.}}
+  d2m.fill_causal_mask %blk, %row, %col : !blk
+  return
+}

@@ -13,6 +13,7 @@ from ttlang import (
     compute,
     datamovement,
     dma,
+    fill_causal_mask,
     pykernel_gen,
 )
 from ttlang.dsl import operators
@@ -296,6 +297,48 @@ def test_dma_in_compute_thread():
 
     err = compile_error(kernel, TILE, TILE)
     assert_located(err, "dma-compute", "dma() belongs in a @datamovement() thread")
+
+
+def test_fill_causal_mask_in_compute_thread():
+    @pykernel_gen(grid=(1, 1))
+    def kernel(x, out):
+        @compute()
+        def body(x_cb: CircularBuffer, out_cb: CircularBuffer):
+            with x_cb.reserve() as blk:
+                fill_causal_mask(blk, 0, 0)  # <- mask-compute
+
+        return Program(body)(x, out)
+
+    err = compile_error(kernel, TILE, TILE)
+    assert_located(err, "mask-compute", "fill_causal_mask() belongs in a @datamovement() thread")
+
+
+def test_fill_causal_mask_into_waited_block():
+    @pykernel_gen(grid=(1, 1))
+    def kernel(x, out):
+        @datamovement()
+        def reader(x_cb: CircularBuffer, out_cb: CircularBuffer):
+            with x_cb.wait() as blk:
+                fill_causal_mask(blk, 0, 0)  # <- mask-wait
+
+        return Program(reader)(x, out)
+
+    err = compile_error(kernel, TILE, TILE)
+    assert_located(err, "mask-wait", "fill_causal_mask fills a CB block taken with cb.reserve()")
+
+
+def test_fill_causal_mask_offset_not_tile_aligned():
+    @pykernel_gen(grid=(1, 1))
+    def kernel(x, out):
+        @datamovement()
+        def reader(x_cb: CircularBuffer, out_cb: CircularBuffer):
+            with x_cb.reserve() as blk:
+                fill_causal_mask(blk, 0, 16)  # <- mask-offset
+
+        return Program(reader)(x, out)
+
+    err = compile_error(kernel, TILE, TILE)
+    assert_located(err, "mask-offset", "fill_causal_mask col=16 is not a multiple of 32")
 
 
 def test_accessor_index_out_of_bounds():
