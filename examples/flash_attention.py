@@ -13,9 +13,8 @@ the K/V chunks, carrying the running row max m, row sum l and accumulator acc; t
 generated writer stores acc / l.
 
 Causal attention still runs the hand-written kernel of
-examples/flash_attention_explicit.py (`kernel="explicit"`), whose reader computes the
-causal mask blocks from indices (`fill_causal_mask`); this kernel cannot skip the K/V
-chunks past the diagonal yet (the generated reader streams them all).
+examples/flash_attention_explicit.py (`kernel="explicit"`), which reads its causal
+mask from a host tensor, until this kernel computes the mask from indices.
 
     python examples/flash_attention.py
 """
@@ -136,8 +135,7 @@ class FlashAttention:
         if self.kernel == "implicit":
             self.artifact.run([q2, k2, v2, out])
         else:
-            mask = torch.zeros(_mask_scratch(self.causal, self.q_chunk, self.k_chunk))
-            self.artifact.run([q2, k2, v2, mask.to(torch.bfloat16), out])
+            self.artifact.run([q2, k2, v2, _mask(self.causal, self.q_chunk, self.k_chunk), out])
         return out.reshape(self.shape)
 
     def perf_summary(self) -> str:
@@ -163,11 +161,10 @@ def _layout(shape, kernel: str) -> tuple[int, ...]:
     return (batch * heads * seq_len, head_dim)
 
 
-def _mask_scratch(causal: bool, q_chunk: int, k_chunk: int) -> tuple[int, int]:
-    """The shape of the explicit kernel's `mask`, one block of its CB: the reader
-    computes the mask blocks in the CB (fill_causal_mask), so the tensor only gives the
-    CB its block and is never read (non-causal: an unused one-tile CB)."""
-    return (q_chunk, k_chunk) if causal else (TILE, TILE)
+def _mask(causal: bool, q_chunk: int, k_chunk: int) -> torch.Tensor:
+    if causal:
+        return explicit.causal_mask_band(q_chunk, k_chunk)
+    return torch.zeros(TILE, TILE, dtype=torch.bfloat16)
 
 
 def implicit_grid(shape, q_chunk: int, grid) -> tuple[int, int]:
@@ -321,7 +318,8 @@ def _specs(shape, causal: bool, q_chunk: int, k_chunk: int, kernel: str) -> list
     tensor = TensorSpec(_layout(shape, kernel))
     if kernel == "implicit":
         return [tensor] * 4
-    return [tensor] * 3 + [TensorSpec(_mask_scratch(causal, q_chunk, k_chunk)), tensor]
+    mask_shape = tuple(_mask(causal, q_chunk, k_chunk).shape)
+    return [tensor] * 3 + [TensorSpec(mask_shape), tensor]
 
 
 def main() -> None:

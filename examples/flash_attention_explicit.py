@@ -14,9 +14,8 @@ K/V chunk from DRAM and multicasts it to the others (a semaphore handshake per c
 
 Causal attention skips the K/V chunks above the diagonal (the loop stops at a bound
 computed from the Q chunk's index) and adds a 0 / −inf mask to the scores of the
-chunks on it, in a second loop: the reader computes each mask block from its global
-row and column offsets (`fill_causal_mask`); `mask` is only the scratch tensor its CB
-belongs to, never read.
+chunks on it, in a second loop: the mask blocks are cut by the reader from one band
+built on the host (`causal_mask_band`).
 
 Run it through examples/flash_attention.py (`compile_flash_attention(...,
 kernel="explicit")`), which holds the host side of both kernels.
@@ -26,6 +25,7 @@ from __future__ import annotations
 
 import functools
 
+import torch
 from ttlang import (
     Program,
     Semaphore,
@@ -34,7 +34,6 @@ from ttlang import (
     core_index,
     datamovement,
     dma,
-    fill_causal_mask,
     full,
     maximum,
     pykernel_gen,
@@ -64,7 +63,7 @@ def flash_attention_kernel(
     )
     def flash_attention(q, k, v, mask, out, seq_len: int = 0, scale: float = 1.0):
         q_acc, k_acc, v_acc = TensorAccessor(q), TensorAccessor(k), TensorAccessor(v)
-        out_acc = TensorAccessor(out)
+        mask_acc, out_acc = TensorAccessor(mask), TensorAccessor(out)
         q_chunks, kv_chunks = seq_len // q_chunk, seq_len // k_chunk
         units, cores = q.shape[0] // q_chunk, grid[0] * grid[1]
 
@@ -161,7 +160,10 @@ def flash_attention_kernel(
                             valid.wait(1, reset=0)
                     if causal and j >= diagonal and j < end:
                         with mask_cb.reserve() as blk:
-                            fill_causal_mask(blk, (chunk % q_chunks) * q_chunk, j * k_chunk)
+                            dma(
+                                mask_acc[0, kt - 1 + j * kt - (chunk % q_chunks) * qt],
+                                blk,
+                            ).wait()
 
         @datamovement()
         def writer(q_cb, k_cb, v_cb, mask_cb, out_cb, ready: Semaphore, valid: Semaphore):
@@ -173,3 +175,16 @@ def flash_attention_kernel(
 
     return flash_attention
 
+
+def causal_mask_band(q_chunk: int, k_chunk: int) -> torch.Tensor:
+    """The additive masks of all diagonal blocks as one band: the mask of Q chunk i and
+    K chunk j is the block at column k_chunk − 32 + j·k_chunk − i·q_chunk, and
+    band[r, c] is −inf where key c − (k_chunk − 32) lies past query r."""
+    offset = k_chunk - TILE
+    rows = torch.arange(q_chunk).unsqueeze(1)
+    keys = torch.arange(offset + q_chunk - TILE + k_chunk).unsqueeze(0) - offset
+    return (
+        torch.zeros(rows.shape[0], keys.shape[1])
+        .masked_fill(keys > rows, NEG_INF)
+        .to(torch.bfloat16)
+    )

@@ -231,6 +231,8 @@ DeviceDescription load_device_description(const std::string& path) {
       {"tile_regs_sync", &cost.tile_regs_sync},
       {"cb_call", &cost.cb_call},
       {"semaphore_call", &cost.semaphore_call},
+      {"fill_causal_mask_tile", &cost.fill_causal_mask_tile},
+      {"fill_uniform_tile", &cost.fill_uniform_tile},
   };
   for (const auto& [key, field] : cycles) *field = toml.count(std::string("cost.") + key);
   cost.pack_bytes_per_cycle = toml.number("cost.pack_bytes_per_cycle");

@@ -39,6 +39,8 @@ struct CostTable {
   uint64_t tile_regs_sync;
   uint64_t cb_call;
   uint64_t semaphore_call;
+  uint64_t fill_causal_mask_tile;
+  uint64_t fill_uniform_tile;
 };
 
 // The NoC's widths, rates and latencies ([noc]); see noc.h for how they combine.

@@ -617,6 +617,17 @@ void semaphore_wait(volatile uint32_t* addr, uint32_t value, bool at_least) {
   scheduler().advance(costs().semaphore_call);
 }
 
+void charge_helper(const char* helper) {
+  TracedCall traced(helper);
+  if (std::strcmp(helper, "fill_causal_mask_tile") == 0) {
+    scheduler().advance(costs().fill_causal_mask_tile);
+  } else if (std::strcmp(helper, "fill_uniform_tile") == 0) {
+    scheduler().advance(costs().fill_uniform_tile);
+  } else {
+    kernel_error((std::string("TTLANG_MODELED_COST: no cost for helper '") + helper + "'").c_str());
+  }
+}
+
 void semaphore_set(volatile uint32_t* addr, uint32_t value) {
   device().note_api_call("noc_semaphore_set");
   TracedCall traced("noc_semaphore_set");

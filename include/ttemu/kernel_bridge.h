@@ -112,5 +112,8 @@ void semaphore_inc(uint64_t noc_addr, uint32_t increment);
 void semaphore_set_remote(uint32_t src_l1_addr, uint64_t dst_noc_addr);
 void semaphore_set_multicast(uint32_t src_l1_addr, uint64_t dst_mcast_addr, uint32_t num_dests,
                              bool include_self);
+// A helper function the generated source defines (a call tt-metal lacks) charges its
+// modeled time through TTLANG_MODELED_COST(name): its stores to L1 cost nothing else.
+void charge_helper(const char* helper);
 
 }  // namespace ttemu

@@ -11,6 +11,8 @@
 #define ALWI inline __attribute__((always_inline))
 #define FORCE_INLINE inline __attribute__((always_inline))
 #define tt_l1_ptr
+// Generated helpers (ttkernel CPP_DEFINITION) call this; on hardware it is empty.
+#define TTLANG_MODELED_COST(helper) ttemu::charge_helper(helper)
 #define tt_reg_ptr
 
 using ttemu::DataFormat;

@@ -1536,9 +1536,24 @@ class FillCausalMaskTileOp(_DataMovementOp):
     assembly_format = _i32_operands_op(["l1_addr", "key_offset"])
 
     # A bf16 tile is four 16x16 faces (top left, top right, bottom left, bottom right),
-    # each row-major; 0xFF80 is bf16 -inf.
+    # each row-major; 0xFF80 is bf16 -inf. Its keys run key_offset - 31 .. key_offset + 31
+    # columns past its queries: a tile wholly below the diagonal is all 0, one wholly
+    # above all -inf, written two values per 32-bit store; only the others compare.
     CPP_DEFINITION: ClassVar[str] = """\
+#ifndef TTLANG_MODELED_COST  // the emulator's hook charging the helper's modeled time
+#define TTLANG_MODELED_COST(helper)
+#endif
 static inline void fill_causal_mask_tile(uint32_t l1_addr, int32_t key_offset) {
+  if (key_offset <= -31 || key_offset >= 32) {
+    TTLANG_MODELED_COST("fill_uniform_tile");
+    uint32_t value = key_offset >= 32 ? 0xFF80FF80u : 0u;
+    volatile tt_l1_ptr uint32_t* words = reinterpret_cast<volatile tt_l1_ptr uint32_t*>(l1_addr);
+    for (int32_t word = 0; word < 512; ++word) {
+      words[word] = value;
+    }
+    return;
+  }
+  TTLANG_MODELED_COST("fill_causal_mask_tile");
   volatile tt_l1_ptr uint16_t* tile = reinterpret_cast<volatile tt_l1_ptr uint16_t*>(l1_addr);
   for (int32_t face = 0; face < 4; ++face) {
     for (int32_t row = 0; row < 16; ++row) {

@@ -129,14 +129,25 @@ def test_causal_needs_the_explicit_kernel(fa):
         fa.compile_flash_attention((1, 1, 256, 64), causal=True, kernel="implicit")
 
 
-def test_causal_mask_is_computed_by_the_reader(fa):
-    """The explicit kernel's reader fills the diagonal blocks' masks from their row and
-    column offsets (fill_causal_mask) instead of reading a host tensor: its C++
-    defines and calls the fill."""
-    compiled = fa.compile_flash_attention((1, 2, 256, 64), causal=True, grid=(1, 2))
-    reader = compiled.artifact.sources["flash_attention_reader"]
-    assert "static inline void fill_causal_mask_tile(" in reader
-    assert reader.count("fill_causal_mask_tile(") >= 2
+def test_causal_mask_band(fa):
+    """Each diagonal block's mask, cut from the band at the reader's column, is the
+    causal mask of that block."""
+    q_chunk, k_chunk, seq_len = 64, 96, 192
+    band = fa.explicit.causal_mask_band(q_chunk, k_chunk)
+    full = torch.zeros(seq_len, seq_len).masked_fill(
+        torch.ones(seq_len, seq_len, dtype=torch.bool).triu(1), float("-inf")
+    )
+    for i in range(seq_len // q_chunk):
+        for j in range(seq_len // k_chunk):
+            rows, cols = (
+                slice(i * q_chunk, (i + 1) * q_chunk),
+                slice(j * k_chunk, (j + 1) * k_chunk),
+            )
+            diagonal = j * k_chunk < (i + 1) * q_chunk and (j + 1) * k_chunk > i * q_chunk
+            if not diagonal:
+                continue
+            start = k_chunk - 32 + j * k_chunk - i * q_chunk
+            assert torch.equal(band[:, start : start + k_chunk].float(), full[rows, cols])
 
 
 @pytest.mark.parametrize(
