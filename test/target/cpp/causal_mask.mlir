@@ -1,11 +1,19 @@
 // A call tt-metal lacks (ttkernel.fill_causal_mask_tile) is defined in the kernel's
 // source, once, before kernel_main: plain data-movement C++ writing bf16 through an
-// L1 pointer (0xFF80 is -inf), four 16x16 faces per tile.
+// L1 pointer (0xFF80 is -inf; uniform tiles two values per 32-bit store), with the
+// emulator's cost hook TTLANG_MODELED_COST, empty on tt-metal.
 // RUN: %ttlang-opt %s -p convert-ttkernel-to-emitc | %ttlang-translate --ttkernel-to-cpp --kernel mask_reader | FileCheck %s
 
 // CHECK:      #include "api/dataflow/dataflow_api.h"
 // CHECK-EMPTY:
+// CHECK-NEXT: #ifndef TTLANG_MODELED_COST
+// CHECK-NEXT: #define TTLANG_MODELED_COST(helper)
+// CHECK-NEXT: #endif
 // CHECK-NEXT: static inline void fill_causal_mask_tile(uint32_t l1_addr, int32_t key_offset) {
+// CHECK-NEXT:   if (key_offset <= -31 || key_offset >= 32) {
+// CHECK-NEXT:     TTLANG_MODELED_COST("fill_uniform_tile");
+// CHECK-NEXT:     uint32_t value = key_offset >= 32 ? 0xFF80FF80u : 0u;
+// CHECK:        TTLANG_MODELED_COST("fill_causal_mask_tile");
 // CHECK-NEXT:   volatile tt_l1_ptr uint16_t* tile = reinterpret_cast<volatile tt_l1_ptr uint16_t*>(l1_addr);
 // CHECK:            int32_t key_past_query = key_offset + (face % 2) * 16 + col - (face / 2) * 16 - row;
 // CHECK-NEXT:       tile[face * 256 + row * 16 + col] = key_past_query > 0 ? 0xFF80 : 0x0000;
