@@ -28,6 +28,7 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "test" / "emulator"))
 
 import emulator_programs as programs  # noqa: E402
+from results import Results, progress  # noqa: E402
 
 from ttlang.device import load_device  # noqa: E402
 from ttlang.runtime import run_program  # noqa: E402
@@ -290,7 +291,8 @@ def main() -> None:
     print(header)
     print("-" * len(header))
     fit_total = fit_ok = held_total = held_ok = 0
-    for point in points(options.device, not options.skip_gemm):
+    results = Results("calibration")
+    for point in progress(points(options.device, not options.skip_gemm), "points"):
         modeled = point.modeled()
         ratio = modeled / point.published
         role = "fit" if point.fit else "held-out"
@@ -304,6 +306,16 @@ def main() -> None:
             f"{point.table:<22} {point.config:<36} {point.published:>10.5g} {modeled:>10.5g} {ratio:>6.3f}  "
             f"{role:<8}  {point.source} [{point.unit}]",
             flush=True,
+        )
+        results.add(
+            table=point.table,
+            config=point.config,
+            published=point.published,
+            modeled=modeled,
+            ratio=ratio,
+            role=role,
+            unit=point.unit,
+            source=point.source,
         )
     print(f"within_15pct_held_out={held_ok}/{held_total}")
     print(f"within_10pct={fit_ok}/{fit_total}")

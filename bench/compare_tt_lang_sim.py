@@ -28,6 +28,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from results import Results, progress
+
 SIM_VERSION = "1.1.6"
 BENCH_DIR = Path(__file__).resolve().parent
 WALL = re.compile(r"^wall_s=([0-9.]+)$", re.MULTILINE)
@@ -90,7 +92,7 @@ def main() -> None:
         script = Path(work) / "matmul_2048_8x8.py"
         script.write_text(tutorial_at_2048(tutorial))
         simulator = str(Path(sys.executable).parent / "tt-lang-sim")
-        for _ in range(repeat):
+        for _ in progress(range(repeat), "rounds"):
             sim_output, wall = run([simulator, str(script)])
             sim_walls.append(wall)
             ours_output, wall = run([sys.executable, str(BENCH_DIR / "emulator.py")])
@@ -103,6 +105,9 @@ def main() -> None:
     print(f"ttlang      wall_s per run: {' '.join(f'{w:.3f}' for w in ours_walls)}")
     sim_best, ours_best = min(sim_walls), min(ours_walls)
     print(f"tt-lang-sim wall_s={sim_best:.3f}  ttlang wall_s={ours_best:.3f}  speedup={sim_best / ours_best:.1f}x")
+    results = Results("compare_tt_lang_sim")
+    for side, walls in (("tt-lang-sim", sim_walls), ("ttlang", ours_walls)):
+        results.add(side=side, best_wall_s=min(walls), wall_s_per_run=" ".join(f"{w:.3f}" for w in walls))
 
 
 if __name__ == "__main__":

@@ -49,6 +49,7 @@ from e2e_kernels import binary_kernel, random_bf16, unary_kernel  # noqa: E402
 from softmax import softmax  # noqa: E402
 from test_programs import fused_chain  # noqa: E402
 
+from results import Results, progress  # noqa: E402
 from ttlang.driver import DEFAULT_PIPELINE, make_context  # noqa: E402
 from ttlang.pipeline import build_pipeline  # noqa: E402
 from ttlang.runtime import run_program  # noqa: E402
@@ -184,9 +185,11 @@ def main() -> None:
     print("cycles are modeled (the emulator's cost model)")
     print(header)
     print("-" * len(header))
-    for case in CASES:
+    table = Results("dst")
+    for case in progress(CASES, "kernels"):
         results = {label: measure(case, p) for label, p in pipelines.items()}
         for label, r in results.items():
+            table.add(kernel=case.name, pipeline=label, **vars(r))
             print(
                 f"{case.name if label == 'unfused' else '':<28} {label:<7} "
                 f"{f'{r.peak}/{r.capacity}':>12} {r.spills:>6} {r.syncs:>5} "

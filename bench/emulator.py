@@ -25,6 +25,7 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "test" / "emulator"))
 
 import emulator_programs as programs  # noqa: E402
+from results import Results  # noqa: E402
 
 from ttlang.runtime import run_program  # noqa: E402
 from ttlang.runtime import tiles, toolchain  # noqa: E402
@@ -64,6 +65,14 @@ def main() -> None:
         f"{report.math_fidelity}), critical core {report.critical_core}"
     )
     print(f"wall_s={report.host_seconds:.3f}")
+    Results("emulator").add(
+        size=size,
+        grid=f"{grid[0]}x{grid[1]}",
+        multicast=not options.no_multicast,
+        pcc=pcc,
+        modeled_cycles=report.cycles,
+        wall_s=report.host_seconds,
+    )
 
 
 if __name__ == "__main__":

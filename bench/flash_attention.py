@@ -39,6 +39,7 @@ import time
 from pathlib import Path
 
 import torch
+from results import Results, progress
 
 from ttlang.device import load_device
 
@@ -166,12 +167,13 @@ def main() -> None:
     print(header)
     print("-" * len(header))
     all_compiles = []
+    results = Results("flash_attention")
     runs = [
         (shape, causal, kernel)
         for shape, causal in (QUICK_SHAPES if options.quick else SHAPES)
         for kernel in (("explicit",) if causal else fa.KERNELS)
     ]
-    for shape, causal, kernel in runs:
+    for shape, causal, kernel in progress(runs, "runs"):
         compiled = fa.compile_flash_attention(shape, causal=causal, kernel=kernel)
         generator = torch.Generator().manual_seed(0)
         q, k, v = (torch.randn(shape, generator=generator).to(torch.bfloat16) for _ in range(3))
@@ -194,6 +196,19 @@ def main() -> None:
             f"{max(floors):>9} {max(floors) / report.cycles:>7.2f}  {bottleneck(report)}; floors "
             f"compute/DRAM/NoC {'/'.join(map(str, floors))}",
             flush=True,
+        )
+        results.add(
+            shape=str(list(shape)),
+            causal=causal,
+            kernel=kernel,
+            q_chunk=compiled.q_chunk,
+            k_chunk=compiled.k_chunk,
+            compile_s=statistics.median(compiles),
+            emulator_s=emulator_seconds,
+            modeled_cycles=report.cycles,
+            tflops=tflops,
+            peak_percent=100 * tflops / peak,
+            bottleneck=bottleneck(report),
         )
     print(f"peak: n150 8x8 at {report.math_fidelity}, {peak:.0f} TFLOP/s; clock 1 GHz")
     print(f"compile_median_s={statistics.median(all_compiles):.3f}")

@@ -20,6 +20,7 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from examples.matmul_implicit import TILE, matmul_kernel  # noqa: E402
+from results import Results, progress  # noqa: E402
 from ttlang import (  # noqa: E402
     Program,
     TensorAccessor,
@@ -80,7 +81,8 @@ def main() -> None:
     print("modeled cycles (the emulator's cost model), critical core")
     print(header)
     print("-" * len(header))
-    for grid, block, k_blocks in CASES:
+    table = Results("implicit_matmul")
+    for grid, block, k_blocks in progress(CASES, "cases"):
         m, n, k = grid[0] * block * TILE, grid[1] * block * TILE, k_blocks * block * TILE
         generator = torch.Generator().manual_seed(0)
         a = torch.randn(m, k, generator=generator).to(torch.bfloat16)
@@ -97,6 +99,13 @@ def main() -> None:
         print(
             f"{grid[0]}x{grid[1]:<4} {block:>5} {k_blocks:>8} {cycles[0]:>10} {cycles[1]:>12} "
             f"{cycles[1] / cycles[0]:>7.2f}x"
+        )
+        table.add(
+            grid=f"{grid[0]}x{grid[1]}",
+            block=block,
+            k_blocks=k_blocks,
+            generated_cycles=cycles[0],
+            hand_written_cycles=cycles[1],
         )
 
 

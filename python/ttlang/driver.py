@@ -115,6 +115,15 @@ class Artifact:
             self._stages = run_stages(self._frontend.clone(), self._pipeline)
         return self._stages
 
+    def module_after(self, stage: str) -> ModuleOp:
+        """The IR after pipeline stage `stage` (a pass name), compiled again from the
+        kept frontend IR."""
+        if stage not in self._pipeline:
+            raise ValueError(f"no stage '{stage}' in the pipeline: {', '.join(self._pipeline)}")
+        module = self._frontend.clone()
+        _run_passes(module, self._pipeline[: self._pipeline.index(stage) + 1])
+        return module
+
     @property
     def final_ir(self) -> str:
         return next(reversed(self.stages.values()))

@@ -26,7 +26,8 @@ The error bound (`reference`): torch evaluates the expression in float64 on the 
 inputs and carries, per element, a bound on the absolute error of the kernel's value,
 by first-order forward error analysis with every operation's result rounded:
 - every result is rounded to bf16 (relative error u = 2^-7, a truncating bound: CBs
-  and a 16-bit DST hold bf16), so each op adds u*|v|;
+  and a 16-bit DST hold bf16), so each op adds u*|v|; f32 inputs start with error
+  u*|x| (the unpacker may round them to bf16), bf16 inputs are exact;
 - sums: errors add (e_a + e_b); products: e_a*|b| + e_b*|a| + e_a*e_b; matmul and
   reductions the same per term, with each product's operands reduced to the math
   fidelity's mantissa bits (relative F: LoFi 2^-3, HiFi2 2^-5, HiFi3 2^-6, HiFi4
@@ -279,8 +280,16 @@ class Options:
     dst_full_sync_en: bool = False
 
 
-def reference(node: tuple, inputs: list[torch.Tensor], options: Options, shapes: dict[str, tuple[int, int]]):
-    """(value, error bound) of `node` on float64 blocks `inputs`, elementwise."""
+def reference(
+    node: tuple,
+    inputs: list[torch.Tensor],
+    options: Options,
+    shapes: dict[str, tuple[int, int]],
+    inputs_exact: bool = True,
+):
+    """(value, error bound) of `node` on float64 blocks `inputs`, elementwise. Inputs
+    that are not exact in bf16 (f32 tensors) may be rounded to bf16 on their way into
+    DST or the FPU's source registers: `inputs_exact=False` gives them that error."""
     fid = FIDELITY_ERROR[options.math_fidelity]
     fun = FUNCTION_ERROR[options.math_approx_mode]
 
@@ -291,7 +300,7 @@ def reference(node: tuple, inputs: list[torch.Tensor], options: Options, shapes:
         op = node[0]
         if op == "in":
             x = inputs[node[1]]
-            return x, torch.zeros_like(x)
+            return x, torch.zeros_like(x) if inputs_exact else U * x.abs()
         if op == "const":
             v = torch.full(shapes[node[2]], float(node[1]), dtype=torch.float64)
             return v, U * v.abs()
@@ -579,7 +588,7 @@ def expected(case: Case, inputs: list[torch.Tensor], out_shape: tuple[int, int])
             for k in range(case.blocks_per_core):
                 col = (c * case.blocks_per_core + k) * cols
                 blocks = [x[r * rows : (r + 1) * rows, col : col + cols].double() for x in inputs]
-                v, e = reference(case.expression, blocks, case.options, case.shapes)
+                v, e = reference(case.expression, blocks, case.options, case.shapes, case.dtype == "bf16")
                 v, e = v.expand(rows, cols), e.expand(rows, cols)
                 if case.mode == "map":
                     value[r * rows : (r + 1) * rows, col : col + cols] = v

@@ -1,5 +1,5 @@
 // BROKEN (hang): sends one tile of a, then spins forever without calling the API.
-#include "dataflow_api.h"
+#include "api/dataflow/dataflow_api.h"
 
 void kernel_main() {
   const uint32_t a_address = get_arg_val<uint32_t>(0);
