@@ -63,12 +63,14 @@ class TracedCall {
   void begin(const char* name, int32_t cb, int32_t tile, int32_t dst, CbOp op, int32_t pages);
   void end();
 
+  // Only recorder_ is set when tracing is off: the rest is written by begin(), so an
+  // untraced call stores one pointer.
   TraceRecorder* recorder_ = nullptr;
-  const char* name_ = nullptr;
-  int32_t cb_ = -1, tile_ = -1, dst_ = -1, pages_ = -1;
-  CbOp op_ = CbOp::None;
-  int fiber_id_ = 0;
-  uint64_t clock_ = 0, busy_ = 0, pack_clock_ = 0, pack_busy_ = 0;
+  const char* name_;
+  int32_t cb_, tile_, dst_, pages_;
+  CbOp op_;
+  int fiber_id_;
+  uint64_t clock_, busy_, pack_clock_, pack_busy_;
 };
 
 // tt-metal's names of the calls the kernel API folds into one entry point.

@@ -35,6 +35,7 @@ from ttlang.transforms.diagnostics import PassError
 
 DEFAULT_PIPELINE: tuple[str, ...] = (
     "d2m-generate-datamovement",
+    "d2m-hw-thread-selection",
     "d2m-check-cb-traffic",
     "d2m-elementwise-fusion",
     "d2m-bufferize",

@@ -24,6 +24,7 @@ _PASSES: dict[str, tuple[str, str]] = {
         "ttlang.transforms.d2m_generate_datamovement",
         "D2MGenerateDatamovement",
     ),
+    "d2m-hw-thread-selection": ("ttlang.transforms.d2m_hw_thread_selection", "D2MHWThreadSelection"),
     "d2m-check-cb-traffic": ("ttlang.transforms.d2m_check_cb_traffic", "D2MCheckCBTraffic"),
     "d2m-bufferize": ("ttlang.transforms.d2m_bufferize", "D2MBufferize"),
     "d2m-memref-provenance": ("ttlang.transforms.d2m_memref_provenance", "D2MMemrefProvenance"),

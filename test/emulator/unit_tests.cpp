@@ -16,6 +16,7 @@
 #include "api/compute/reg_api.h"
 #include "cost_table.h"
 #include "api/dataflow/dataflow_api.h"
+#include "check.h"
 #include "device.h"
 #include "errors.h"
 #include "noc.h"
@@ -26,21 +27,11 @@ using namespace ttemu;
 
 namespace {
 
-int g_failures = 0;
-
 // The n150's description, as the launcher hands it to the emulator.
 const DeviceDescription& n150() {
   static const DeviceDescription description = load_device_description(TTEMU_DEVICE_DIR "/n150.toml");
   return description;
 }
-
-#define CHECK(condition)                                                           \
-  do {                                                                             \
-    if (!(condition)) {                                                            \
-      std::fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #condition); \
-      ++g_failures;                                                                \
-    }                                                                              \
-  } while (0)
 
 // Runs `body` in a child process; it must exit nonzero and print `needle` to stderr.
 void check_fails_with(const std::function<void()>& body, const std::string& needle) {
@@ -510,10 +501,5 @@ int main() {
   test_cb_hand_off_carries_time();
   test_core_to_core_write_read_and_semaphore();
   test_deadlock_is_reported();
-  if (g_failures) {
-    std::fprintf(stderr, "%d check(s) failed\n", g_failures);
-    return 1;
-  }
-  std::printf("all emulator unit tests passed\n");
-  return 0;
+  return finish_checks("emulator unit tests");
 }

@@ -1008,6 +1008,8 @@ def convert_kernel(
     }
     if COMPUTE_CONFIG_ATTR in kernel.attributes:
         program["compute_config"] = kernel.attributes[COMPUTE_CONFIG_ATTR]
+    if d2m.GenericOp.CBS_HOLDING_ALL_BLOCKS in generic.attributes:  # CB ids = operand indices
+        program[d2m.GenericOp.CBS_HOLDING_ALL_BLOCKS] = generic.attributes[d2m.GenericOp.CBS_HOLDING_ALL_BLOCKS]
     return functions, DictionaryAttr(program)
 
 

@@ -1,10 +1,11 @@
 """The emulator target: run a Program on the C++ Tensix emulator in a subprocess.
 
 The runtime executable and the kernels are built by `toolchain` (cached). A run
-exchanges files with the emulator in a temporary directory (program.txt, which names
-the device description file, tile pages of every DRAM buffer, report.json; see
-lib/program_loader.h). A kernel that crashes
-or hangs ends the subprocess, never this process: it comes back as EmulatorError.
+exchanges files with the emulator in a temporary directory (program.json, the program
+as `Program.to_json` writes it; launch.json, what this run binds to it: the device
+description file, the kernels' shared objects, which buffers hold data; tile pages of
+every DRAM buffer; report.json; see lib/program_loader.h). A kernel that crashes or
+hangs ends the subprocess, never this process: it comes back as EmulatorError.
 
 Tensors are passed by buffer, as on a device: every given tensor's contents are
 uploaded, outputs included (tiles a kernel never writes come back unchanged), and one
@@ -14,6 +15,7 @@ first of them; the others' runtime arguments name it.
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -28,7 +30,7 @@ from ttlang.runtime import trace as trace_module
 from ttlang.runtime.errors import EmulatorError, name_cbs
 from ttlang.runtime.report import TimingReport
 from ttlang.runtime.trace import TraceOptions
-from ttlang.target.program import BufferAddress, NocCoordinate, Program, RuntimeArg
+from ttlang.target.program import PROGRAM_FORMAT, Program
 
 DEFAULT_TIMEOUT_S = 600.0
 
@@ -49,7 +51,8 @@ def run(
     same_buffer = _shared_buffers(program, tensors)
     with tempfile.TemporaryDirectory(prefix="ttemu-") as work_dir:
         work = Path(work_dir)
-        (work / "program.txt").write_text(_program_text(program, libraries, tensors, same_buffer))
+        (work / "program.json").write_text(program.to_json())
+        (work / "launch.json").write_text(_launch_json(program, libraries, tensors, same_buffer))
         for index, buffer in enumerate(program.buffers):
             if buffer.name in tensors and same_buffer[buffer.name] == buffer.name:
                 (work / f"buffer{index}.in").write_bytes(tiles.to_page_bytes(tensors[buffer.name], buffer))
@@ -87,9 +90,6 @@ def _shared_buffers(program: Program, tensors: dict[str, torch.Tensor]) -> dict[
 
 
 def _check_program(program: Program, tensors: dict[str, torch.Tensor]) -> None:
-    for kernel in program.kernels:
-        if not kernel.name or any(c.isspace() for c in kernel.name):
-            raise EmulatorError(f"kernel name {kernel.name!r} must be non-empty and free of spaces")
     kinds = [k.kind for k in program.kernels]
     for kind in set(kinds):
         if kinds.count(kind) > 1:
@@ -107,52 +107,28 @@ def _check_program(program: Program, tensors: dict[str, torch.Tensor]) -> None:
         *_, rows, cols = buffer.shape
         if rows % 32 or cols % 32:
             raise EmulatorError(f"buffer '{buffer.name}' shape {tuple(buffer.shape)}: last two dims must be multiples of 32")
-        if any(c.isspace() for c in buffer.name):
-            raise EmulatorError(f"buffer name '{buffer.name}' must not contain spaces")
 
 
-def _program_text(
+def _launch_json(
     program: Program,
     libraries: list[Path],
     tensors: dict[str, torch.Tensor],
     same_buffer: dict[str, str],
 ) -> str:
-    """The emulator's program file. A buffer line's flags say whether the buffer has
-    initial data (every given tensor: by-buffer semantics) and is read back (an output,
-    or the buffer an output shares)."""
-    config = program.compute_config
-    lines = [
-        f"device {load_device(program.device).path}",
-        f"grid {program.grid[0]} {program.grid[1]}",
-        f"compute_config {config.math_fidelity} {int(config.fp32_dest_acc_en)} "
-        f"{int(config.math_approx_mode)} {int(config.dst_full_sync_en)}",
-    ]
-    lines += [f"cb {c.index} {c.num_pages} {c.page_size} {c.data_format}" for c in program.cbs]
+    """What this run binds to the program (lib/program_loader.h): a buffer given the
+    same tensor as an earlier one is stored in it (`stored_in`); a stored buffer has
+    initial data when a tensor was given for it (by-buffer semantics) and is read back
+    when it holds an output."""
     read_back = {same_buffer[b.name] for b in program.buffers if b.is_output}
-    lines += [
-        f"buffer {i} {b.name} {b.data_format} {b.num_pages} {int(b.name in tensors)} "
-        f"{int(b.name in read_back)}"
-        for i, b in enumerate(program.buffers)
-        if same_buffer[b.name] == b.name
-    ]
-    if program.semaphores:
-        lines.append("semaphores " + " ".join(str(int(v)) for v in program.semaphores))
-    lines += [f"kernel {k.name} {k.kind} {lib}" for k, lib in zip(program.kernels, libraries)]
-    for kernel_name, per_core in sorted(program.runtime_args.items()):
-        for (row, col), args in sorted(per_core.items()):
-            words = [_arg_word(a, same_buffer) for a in args]
-            lines.append(" ".join(["args", kernel_name, str(row), str(col), *words]))
-    return "\n".join(lines) + "\n"
-
-
-def _arg_word(arg: RuntimeArg, same_buffer: dict[str, str]) -> str:
-    """A runtime arg in program.txt: `@buffer` for a buffer's address, else a uint32. The
-    emulator's NoC coordinates are the logical ones (x = column, y = row)."""
-    if isinstance(arg, BufferAddress):
-        return f"@{same_buffer[arg.buffer]}"
-    if isinstance(arg, NocCoordinate):
-        return str(arg.index)
-    return str(int(arg) & 0xFFFFFFFF)
+    doc = {
+        "format": PROGRAM_FORMAT,
+        "device_description": str(load_device(program.device).path),
+        "kernel_libraries": {k.name: str(lib) for k, lib in zip(program.kernels, libraries)},
+        "stored_in": {name: held_by for name, held_by in same_buffer.items() if held_by != name},
+        "initial_data": [b.name for b in program.buffers if b.name in tensors and same_buffer[b.name] == b.name],
+        "read_back": [b.name for b in program.buffers if b.name in read_back],
+    }
+    return json.dumps(doc, indent=1)
 
 
 def _run_subprocess(executable: Path, work: Path, timeout: float, environment: dict[str, str]) -> None:

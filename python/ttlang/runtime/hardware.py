@@ -37,7 +37,7 @@ import importlib.util
 import json
 import time
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
 
 import torch
@@ -305,13 +305,8 @@ def check_tensors(program: Program, tensors: Mapping[str, torch.Tensor]) -> None
 
 def program_fingerprint(program: Program) -> str:
     """What tt-metal's program cache keys on: everything but runtime arg values."""
-    doc = {
-        "grid": list(program.grid),
-        "kernels": [asdict(k) for k in program.kernels],
-        "cbs": [asdict(c) for c in program.cbs],
-        "compute_config": asdict(program.compute_config),
-        "semaphores": list(program.semaphores),
-    }
+    serialized = program.to_dict()
+    doc = {key: serialized[key] for key in ("grid", "kernels", "cbs", "compute_config", "semaphores")}
     return hashlib.sha256(json.dumps(doc, sort_keys=True).encode()).hexdigest()
 
 

@@ -10,6 +10,10 @@ A runtime argument is a plain 32-bit integer, `BufferAddress(name)`, which the r
 replaces by the DRAM base address it gave the named buffer (as a tt-metal host does with
 `buffer->address()`), or `NocCoordinate(axis, index)`, which it replaces by the NoC
 coordinate of a grid column or row on its target.
+
+A Program has one serialized form, `Program.to_json` (versioned by PROGRAM_FORMAT, read
+back by `Program.from_json`): the emulator reads it (lib/program_loader.cpp) and the
+hardware launcher keys its program cache on it; docs/emulator.md gives the schema.
 """
 
 from __future__ import annotations
@@ -23,6 +27,10 @@ from ttlang.device import DEFAULT_DEVICE
 DataFormat = Literal["bf16", "fp32", "bfp8_b"]
 KernelKind = Literal["compute", "reader", "writer"]
 MathFidelity = Literal["LoFi", "HiFi2", "HiFi3", "HiFi4"]
+
+# The version of the serialized program (`Program.to_json`); a change to its schema
+# bumps it, and both readers (`Program.from_json`, lib/program_loader.cpp) check it.
+PROGRAM_FORMAT = 1
 
 TILE_ROWS = 32
 TILE_COLS = 32
@@ -138,8 +146,10 @@ class Program:
     semaphores: list[int] = field(default_factory=list)
     device: str = DEFAULT_DEVICE  # the description (ttlang.device) the program targets
 
-    def to_json(self) -> str:
-        """A stable JSON form (for caching and for the emulator's launcher)."""
+    def to_dict(self) -> dict:
+        """The program as JSON-ready data: the one serialized form (`to_json`), read by
+        the emulator (lib/program_loader.cpp) and hashed by the hardware launcher's
+        program cache key."""
 
         def encode(arg: RuntimeArg) -> int | dict[str, str | int]:
             if isinstance(arg, BufferAddress):
@@ -148,20 +158,57 @@ class Program:
                 return {"noc": arg.axis, "index": arg.index}
             return int(arg)
 
-        def encode_args(args: list[RuntimeArg]) -> list[int | dict[str, str | int]]:
-            return [encode(a) for a in args]
-
-        doc = {
+        return {
+            "format": PROGRAM_FORMAT,
+            "device": self.device,
             "grid": list(self.grid),
-            "kernels": [asdict(k) for k in self.kernels],
+            "compute_config": asdict(self.compute_config),
             "cbs": [asdict(c) for c in self.cbs],
             "buffers": [asdict(b) for b in self.buffers],
+            "semaphores": list(self.semaphores),
+            "kernels": [asdict(k) for k in self.kernels],
             "runtime_args": {
-                name: {f"{r},{c}": encode_args(a) for (r, c), a in sorted(per_core.items())}
+                name: [
+                    {"core": [row, col], "args": [encode(a) for a in args]}
+                    for (row, col), args in sorted(per_core.items())
+                ]
                 for name, per_core in sorted(self.runtime_args.items())
             },
-            "compute_config": asdict(self.compute_config),
-            "semaphores": list(self.semaphores),
-            "device": self.device,
         }
-        return json.dumps(doc, indent=1, sort_keys=True)
+
+    def to_json(self) -> str:
+        """The program as JSON (schema: docs/emulator.md, "The program file")."""
+        return json.dumps(self.to_dict(), indent=1)
+
+    @classmethod
+    def from_json(cls, text: str) -> Program:
+        """The program `to_json` wrote; a file of another format version is refused."""
+        doc = json.loads(text)
+        if doc.get("format") != PROGRAM_FORMAT:
+            raise ValueError(
+                f"program JSON has format {doc.get('format')!r}; this ttlang reads format "
+                f"{PROGRAM_FORMAT} (write it again with this version's Program.to_json)"
+            )
+
+        def decode(arg: int | dict) -> RuntimeArg:
+            if isinstance(arg, int):
+                return arg
+            if "buffer" in arg:
+                return BufferAddress(arg["buffer"])
+            return NocCoordinate(arg["noc"], arg["index"])
+
+        return cls(
+            grid=tuple(doc["grid"]),
+            kernels=[
+                Kernel(**{**k, "compile_time_args": tuple(k["compile_time_args"])}) for k in doc["kernels"]
+            ],
+            cbs=[CBConfig(**c) for c in doc["cbs"]],
+            buffers=[DramBuffer(**{**b, "shape": tuple(b["shape"])}) for b in doc["buffers"]],
+            runtime_args={
+                name: {tuple(entry["core"]): [decode(a) for a in entry["args"]] for entry in per_core}
+                for name, per_core in doc["runtime_args"].items()
+            },
+            compute_config=ComputeConfig(**doc["compute_config"]),
+            semaphores=list(doc["semaphores"]),
+            device=doc["device"],
+        )

@@ -22,6 +22,8 @@ their runtime-argument layout, compute configuration). Output:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from xdsl.dialects.builtin import (
     ArrayAttr,
     DictionaryAttr,
@@ -82,9 +84,12 @@ class CBBudgetError(ProgramError):
         self.bytes_available = bytes_available
 
 
-def check_cb_budget(kernel: str, cbs: list[CBConfig], device: DeviceAttr) -> None:
+def check_cb_budget(
+    kernel: str, cbs: list[CBConfig], device: DeviceAttr, holding_all_blocks: Sequence[int] = ()
+) -> None:
     """Raises CBBudgetError when `kernel` needs more CBs, or more L1 for them, than a
-    core of `device` has."""
+    core of `device` has. `holding_all_blocks`: ids of CBs d2m-hw-thread-selection grew
+    to hold all their per-core blocks; the error says so."""
     max_cbs, budget = device.max_cbs.data, device.cb_l1_bytes.data
     if len(cbs) > max_cbs:
         raise CBBudgetError(
@@ -102,7 +107,15 @@ def check_cb_budget(kernel: str, cbs: list[CBConfig], device: DeviceAttr) -> Non
     raise CBBudgetError(
         f"kernel '{kernel}': its {len(cbs)} circular buffers need {total // 1024} KiB of L1 "
         f"per core, more than the {budget // 1024} KiB a core of the {device.device_name.data} "
-        f"leaves for CBs: {listing}; use smaller blocks (block_factors) or fewer blocks per CB.",
+        f"leaves for CBs: {listing}; use smaller blocks (block_factors) or fewer blocks per CB."
+        + "".join(
+            f" cb{cb.index}{f' (`{cb.name}`)' if cb.name else ''} holds all its {cb.num_pages} "
+            "per-core tiles because its generated data movement shares a data-movement thread "
+            "with hand-written movement (d2m-hw-thread-selection; docs/dsl.md, \"Implicit "
+            "operands\"): make a data-movement thread `pass`, or spread the tensor over more cores."
+            for cb in cbs
+            if cb.index in holding_all_blocks
+        ),
         cbs,
         bytes_needed=total,
         bytes_available=budget,
@@ -190,7 +203,9 @@ def build_program(module: ModuleOp) -> Program:
     name = description["name"]
     assert isinstance(name, StringAttr)
     device = device_of(module)
-    check_cb_budget(name.data, cbs, device)
+    holding = description.get(d2m.GenericOp.CBS_HOLDING_ALL_BLOCKS)
+    holding_all_blocks = [i.data for i in holding.data] if isinstance(holding, ArrayAttr) else []
+    check_cb_budget(name.data, cbs, device, holding_all_blocks)
     sources = translate_kernels(module)
     compile_time_args = tuple(cb.index for cb in cbs)
     kernels = [

@@ -34,7 +34,8 @@ writer: `wait`, `dma_write`, `dma_wait`, `pop`. CBs keep their block count (2 by
 default: the reader fills one block while compute uses the other).
 
 The reader goes into the first data-movement thread whose body is empty (`pass`),
-the writer into the next; missing ones are added as new data-movement threads.
+the writer into the next; missing ones are added as new data-movement threads, even
+beyond the two a core runs (d2m-hw-thread-selection merges them afterwards).
 (tt-mlir splits this in two: `d2m-generic-generate-datamovement` writes one
 data-movement region per operand and `d2m-generic-hw-thread-selection` merges them
 onto the two data-movement RISC-Vs; here one pass writes one reader and one writer.)
@@ -93,8 +94,7 @@ of `out`):
 Fails (PassError, at the generic) when the implicit operands do not describe one
 iteration space: a map result other than a loop dim or 0, operands disagreeing on a
 dim's block or extent, a dim no implicit operand spans, an extent the grid and block
-do not divide, a grid dim with no parallel loop dim, or no data-movement thread left
-for the reader or writer.
+do not divide, or a grid dim with no parallel loop dim.
 """
 
 from __future__ import annotations
@@ -507,22 +507,14 @@ def block_cb(writer: _RegionWriter, stream: Stream) -> SSAValue:
 
 def _thread_blocks(generic: d2m.GenericOp, needed: int) -> list[Block]:
     """`needed` data-movement regions with empty bodies: the kernel's `pass` threads
-    first, then new ones."""
+    first, then new ones (with no limit: d2m-hw-thread-selection merges them onto the
+    core's data-movement RISC-Vs)."""
     free = [
         region.block
         for kind, region in zip(generic.thread_kinds, generic.thread_regions)
         if kind == d2m.ThreadType.DATAMOVEMENT and region.block.first_op is None
     ]
-    datamovement = generic.thread_kinds.count(d2m.ThreadType.DATAMOVEMENT)
     missing = needed - len(free)
-    if missing > d2m.GenericOp.MAX_DATAMOVEMENT_THREADS - datamovement:
-        raise PassError(
-            generic,
-            f"needs {needed} data-movement threads for its implicit operands (a reader and a "
-            f"writer), but has {len(free)} empty one(s) and "
-            f"{d2m.GenericOp.MAX_DATAMOVEMENT_THREADS - datamovement} free slot(s); make a "
-            "thread's body `pass` or move the operands with dma",
-        )
     first = generic.thread_regions[0].block
     for _ in range(max(missing, 0)):
         block = Block(arg_types=first.arg_types)

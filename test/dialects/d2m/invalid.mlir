@@ -41,22 +41,6 @@ func.func @two_compute_threads(%in: !dram) {
 
 !dram = memref<2x2x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<dram>>
 !cb = !d2m.cb<memref<2x2x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<l1>>>
-func.func @three_datamovement_threads(%in: !dram) {
-  // expected-error @+1 {{has 3 data-movement threads, but a core runs at most 2.}}
-  d2m.generic {grid = #ttcore.grid<1x1>, block_factors = [1, 1], threads = [#d2m.thread<datamovement>, #d2m.thread<datamovement>, #d2m.thread<datamovement>]} ins(%in : !dram) outs() {
-  ^bb0(%cb: !cb):
-  }, {
-  ^bb0(%cb: !cb):
-  }, {
-  ^bb0(%cb: !cb):
-  }
-  return
-}
-
-// -----
-
-!dram = memref<2x2x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<dram>>
-!cb = !d2m.cb<memref<2x2x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<l1>>>
 func.func @zero_block_factor(%in: !dram) {
   // expected-error @+1 {{block factors must be positive, but got [0, 1].}}
   d2m.generic {grid = #ttcore.grid<1x1>, block_factors = [0, 1], threads = [#d2m.thread<compute>]} ins(%in : !dram) outs() {

@@ -252,3 +252,30 @@ func.func @compute_filled_input(%acc: !dram, %out: !dram) {
   }
   return
 }
+
+// -----
+
+!tile = !ttcore.tile<32x32, bf16>
+!cb = !d2m.cb<memref<1x1x!tile, #ttcore.memory_space<l1>>>
+!dram = memref<2x2x!tile, #ttcore.memory_space<dram>>
+
+// Both data-movement threads busy: the reader and the writer become a third and a
+// fourth thread, past the two a core runs (d2m-hw-thread-selection merges them).
+// CHECK-LABEL: func.func @no_empty_thread
+// CHECK:       threads = [#d2m.thread<compute>, #d2m.thread<datamovement>, #d2m.thread<datamovement>, #d2m.thread<datamovement>, #d2m.thread<datamovement>]
+// CHECK:       d2m.dma_read %in
+// CHECK:       d2m.dma_write %{{.*}}, %out
+func.func @no_empty_thread(%in: !dram, %out: !dram) {
+  d2m.generic {grid = #ttcore.grid<1x1>, block_factors = [1, 1], threads = [#d2m.thread<compute>, #d2m.thread<datamovement>, #d2m.thread<datamovement>]} ins(%in : !dram) outs(%out : !dram) {
+  ^bb0(%in_cb: !cb, %out_cb: !cb):
+    %x = d2m.wait %in_cb : !cb -> tensor<1x1x!tile>
+    %o = d2m.reserve %out_cb : !cb -> tensor<1x1x!tile>
+  }, {
+  ^bb0(%in_cb: !cb, %out_cb: !cb):
+    %c0 = arith.constant 0 : index
+  }, {
+  ^bb0(%in_cb: !cb, %out_cb: !cb):
+    %c0 = arith.constant 0 : index
+  }
+  return
+}

@@ -102,27 +102,6 @@ func.func @zero_on_a_split_dim(%in: !dram, %out: !dram) {
 !tile = !ttcore.tile<32x32, bf16>
 !cb = !d2m.cb<memref<1x1x!tile, #ttcore.memory_space<l1>>>
 !dram = memref<2x2x!tile, #ttcore.memory_space<dram>>
-func.func @no_thread_left(%in: !dram, %out: !dram) {
-  // expected-error @+1 {{needs 2 data-movement threads for its implicit operands (a reader and a writer), but has 0 empty one(s) and 0 free slot(s); make a thread's body `pass` or move the operands with dma}}
-  d2m.generic {grid = #ttcore.grid<1x1>, block_factors = [1, 1], threads = [#d2m.thread<compute>, #d2m.thread<datamovement>, #d2m.thread<datamovement>]} ins(%in : !dram) outs(%out : !dram) {
-  ^bb0(%in_cb: !cb, %out_cb: !cb):
-    %x = d2m.wait %in_cb : !cb -> tensor<1x1x!tile>
-    %o = d2m.reserve %out_cb : !cb -> tensor<1x1x!tile>
-  }, {
-  ^bb0(%in_cb: !cb, %out_cb: !cb):
-    %c0 = arith.constant 0 : index
-  }, {
-  ^bb0(%in_cb: !cb, %out_cb: !cb):
-    %c0 = arith.constant 0 : index
-  }
-  return
-}
-
-// -----
-
-!tile = !ttcore.tile<32x32, bf16>
-!cb = !d2m.cb<memref<1x1x!tile, #ttcore.memory_space<l1>>>
-!dram = memref<2x2x!tile, #ttcore.memory_space<dram>>
 !d3 = memref<1x2x2x!tile, #ttcore.memory_space<dram>>
 !cb3 = !d2m.cb<memref<1x1x1x!tile, #ttcore.memory_space<l1>>>
 func.func @ranks_differ(%in: !dram, %out: !d3) {
