@@ -32,7 +32,7 @@ from results import Results, progress  # noqa: E402
 
 from ttlang.device import load_device  # noqa: E402
 from ttlang.runtime import run_program  # noqa: E402
-from ttlang.target.program import BufferAddress, CBConfig, ComputeConfig, DramBuffer, Program  # noqa: E402
+from ttlang.runtime.program import BufferAddress, CBConfig, ComputeConfig, DramBuffer, Program  # noqa: E402
 
 DM = "tt-metal tests/tt_metal/tt_metal/data_movement/documentation/perf_plots/wormhole_b0/"
 GEMM = "tt-metal tech_reports/GEMM_FLOPS/GEMM_FLOPS.md (N150 manually tuned, device-based utilization)"

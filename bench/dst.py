@@ -53,7 +53,7 @@ from results import Results, progress  # noqa: E402
 from ttlang.driver import DEFAULT_PIPELINE, make_context  # noqa: E402
 from ttlang.pipeline import build_pipeline  # noqa: E402
 from ttlang.runtime import run_program  # noqa: E402
-from ttlang.target.program_builder import build_program  # noqa: E402
+from ttlang.conversion.program_builder import build_program  # noqa: E402
 
 FUSION = "d2m-elementwise-fusion"
 ACCUMULATE = "d2m-accumulate-into-dst"

@@ -29,7 +29,7 @@ from results import Results  # noqa: E402
 
 from ttlang.runtime import run_program  # noqa: E402
 from ttlang.runtime import tiles, toolchain  # noqa: E402
-from ttlang.target.program import ComputeConfig  # noqa: E402
+from ttlang.runtime.program import ComputeConfig  # noqa: E402
 
 
 def main() -> None:

@@ -18,7 +18,7 @@ namespace ttemu {
 
 namespace {
 
-// The version of both files (PROGRAM_FORMAT in python/ttlang/target/program.py).
+// The version of both files (PROGRAM_FORMAT in python/ttlang/runtime/program.py).
 constexpr int kProgramFormat = 1;
 
 DataFormat parse_format(const Json& value) {
@@ -82,7 +82,7 @@ std::set<std::string> name_set(const Json& names) {
 }
 
 // Pages of an interleaved buffer of 32x32 tiles of a tensor of `shape` (batch dims
-// outermost), as DramBuffer.num_pages in python/ttlang/target/program.py.
+// outermost), as DramBuffer.num_pages in python/ttlang/runtime/program.py.
 uint32_t tile_pages(const Json& shape) {
   const auto& extents = shape.items();
   if (extents.size() < 2) throw JsonError(shape.where() + ": a buffer shape has at least two dims");

@@ -1,6 +1,6 @@
 // Loading a program written by the Python launcher (ttlang.runtime.emulator) from a work
 // directory. Two JSON files (read with json.h), each with "format": 1:
-//   program.json  the program exactly as `Program.to_json` (python/ttlang/target/
+//   program.json  the program exactly as `Program.to_json` (python/ttlang/runtime/
 //                 program.py) writes it; the schema is in docs/emulator.md. The loader
 //                 uses device-independent fields only: grid, compute_config, cbs,
 //                 buffers (name, shape, data_format), semaphores, kernels (name, kind)

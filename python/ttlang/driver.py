@@ -4,7 +4,7 @@
     artifact.stages["d2m-lower-to-loops"]      # IR text after that pass (ordered dict,
                                                # computed on first use)
     artifact.sources["add_compute"]            # C++ of one kernel
-    artifact.program                           # ttlang.target.program.Program
+    artifact.program                           # ttlang.runtime.program.Program
     artifact.run([a, b, c])                    # run on the default target (emulator)
     artifact.perf()                            # the timing report of the last run
     artifact.trace("run.json")                 # rerun it, writing a Perfetto timeline
@@ -29,8 +29,8 @@ from xdsl.ir import Operation
 
 from ttlang.dialects import register_dialects
 from ttlang.pipeline import build_pipeline, pass_factories
-from ttlang.target.program import Program
-from ttlang.target.program_builder import CBBudgetError, build_program
+from ttlang.runtime.program import Program
+from ttlang.conversion.program_builder import CBBudgetError, build_program
 from ttlang.transforms.diagnostics import PassError
 
 DEFAULT_PIPELINE: tuple[str, ...] = (

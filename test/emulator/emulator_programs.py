@@ -10,7 +10,7 @@ import dataclasses
 import struct
 from pathlib import Path
 
-from ttlang.target.program import (
+from ttlang.runtime.program import (
     BufferAddress,
     CBConfig,
     ComputeConfig,

@@ -15,7 +15,7 @@ import shutil
 import pytest
 
 from ttlang.conversion.ttkernel_to_emitc import TT_METAL_RELEASE
-from ttlang.target.program import Program
+from ttlang.runtime.program import Program
 from ttlang.tools import tt_metal_conformance as conformance
 
 pytestmark = pytest.mark.skipif(shutil.which("g++") is None, reason="g++ is not installed")

@@ -105,7 +105,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from ttlang.dialects import d2m, ttkernel
 from ttlang.dialects.ttcore import DataType, MemorySpace, TileType
-from ttlang.target.compute_config import COMPUTE_CONFIG_ATTR, compute_config_of
+from ttlang.transforms.analysis.compute_config import COMPUTE_CONFIG_ATTR, compute_config_of
 from ttlang.transforms.analysis.provenance import CBBlock, DstRegister, memref_origin
 from ttlang.transforms.diagnostics import PassError
 

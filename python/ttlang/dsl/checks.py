@@ -21,7 +21,7 @@ from typing import Any, get_args
 from ttlang.device import load_device
 from ttlang.dsl.diagnostics import KernelError, SourceLocation, definition_location
 from ttlang.dsl.options import KernelOptions
-from ttlang.target.program import MathFidelity
+from ttlang.runtime.program import MathFidelity
 
 _DSL_DIR = Path(__file__).resolve().parent
 

@@ -38,7 +38,7 @@ from ttlang.dsl.diagnostics import (
 )
 from ttlang.dsl.frontend import DATA_TYPES, build_module, decorator_keyword
 from ttlang.dsl.options import MEMORY_SPACES, KernelOptions, OptionError, freeze
-from ttlang.target.program import ComputeConfig, MathFidelity
+from ttlang.runtime.program import ComputeConfig, MathFidelity
 
 
 def _flag(name: str) -> bool:

@@ -13,7 +13,7 @@ from typing import Any
 
 from ttlang.device import DEFAULT_DEVICE, load_device
 from ttlang.dsl.diagnostics import DSLError
-from ttlang.target.program import ComputeConfig
+from ttlang.runtime.program import ComputeConfig
 
 MEMORY_SPACES = ("L1", "DRAM")
 

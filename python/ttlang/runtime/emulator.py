@@ -30,7 +30,7 @@ from ttlang.runtime import trace as trace_module
 from ttlang.runtime.errors import EmulatorError, name_cbs
 from ttlang.runtime.report import TimingReport
 from ttlang.runtime.trace import TraceOptions
-from ttlang.target.program import PROGRAM_FORMAT, Program
+from ttlang.runtime.program import PROGRAM_FORMAT, Program
 
 DEFAULT_TIMEOUT_S = 600.0
 

@@ -46,7 +46,7 @@ from ttlang.conversion.ttkernel_to_emitc import TT_METAL_RELEASE
 from ttlang.device import load_device
 from ttlang.device.description import TensixGrid
 from ttlang.runtime.errors import HardwareUnavailableError, RuntimeLaunchError
-from ttlang.target.program import (
+from ttlang.runtime.program import (
     TILE_COLS,
     TILE_ROWS,
     BufferAddress,

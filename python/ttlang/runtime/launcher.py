@@ -12,7 +12,7 @@ from ttlang.runtime import emulator, hardware
 from ttlang.runtime.errors import RuntimeLaunchError
 from ttlang.runtime.report import TimingReport
 from ttlang.runtime.trace import TraceOptions
-from ttlang.target.program import Program
+from ttlang.runtime.program import Program
 
 TARGETS = {"emulator": emulator.run, "hardware": hardware.run}
 

@@ -2,7 +2,7 @@
 
 A page is one 32x32 tile stored as four 16x16 faces (top-left, top-right, bottom-left,
 bottom-right), each row-major; pages are the tensor's tiles in row-major tile order
-(batch dimensions outermost), as `ttlang.target.program.DramBuffer` describes. A bfp8_b
+(batch dimensions outermost), as `ttlang.runtime.program.DramBuffer` describes. A bfp8_b
 page holds the same elements as shared exponents and sign-magnitude bytes
 (`block_float`); its tensor goes through float32 on the host.
 """
@@ -13,7 +13,7 @@ import numpy as np
 import torch
 
 from ttlang.runtime import block_float
-from ttlang.target.program import TILE_COLS, TILE_ROWS, DramBuffer
+from ttlang.runtime.program import TILE_COLS, TILE_ROWS, DramBuffer
 
 FACE = 16
 # The host dtype a buffer's tensor is converted through, per data format.

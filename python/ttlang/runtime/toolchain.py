@@ -21,7 +21,7 @@ from functools import cache
 from pathlib import Path
 
 from ttlang.runtime.errors import KernelCompileError, ToolchainError
-from ttlang.target.program import Kernel
+from ttlang.runtime.program import Kernel
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
 INCLUDE_DIR = REPO_ROOT / "include"

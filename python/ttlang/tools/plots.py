@@ -26,7 +26,7 @@ from xdsl.dialects.linalg.ops import GenericOp
 
 from ttlang.runtime.report import TimingReport
 from ttlang.runtime.trace import TRACK_IDS, Trace
-from ttlang.target.compute_config import dst_capacity_of
+from ttlang.transforms.analysis.compute_config import dst_capacity_of
 from ttlang.transforms.analysis.dst_liveness import DST_SLOT_ATTR, DST_SLOTS_ATTR, subblock_tiles
 from ttlang.transforms.d2m_dst_allocate import dst_report
 

@@ -48,7 +48,7 @@ from pathlib import Path
 
 from ttlang.conversion.ttkernel_to_emitc import TT_METAL_RELEASE
 from ttlang.runtime import toolchain
-from ttlang.target.program import Kernel, Program
+from ttlang.runtime.program import Kernel, Program
 
 STANDINS = Path(__file__).resolve().parent / "tt_metal_standins"
 WHEEL_PYTHON = "3.12"

@@ -69,7 +69,7 @@ from xdsl.pattern_rewriter import (
 
 from ttlang.dialects import d2m
 from ttlang.dialects.ttcore import MemorySpace, MemorySpaceAttr, TileType
-from ttlang.target.compute_config import dst_capacity_of
+from ttlang.transforms.analysis.compute_config import dst_capacity_of
 from ttlang.transforms.analysis.dst_liveness import (
     DST_SLOT_ATTR,
     DST_SLOTS_ATTR,

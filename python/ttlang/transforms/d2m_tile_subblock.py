@@ -50,7 +50,7 @@ from xdsl.pattern_rewriter import (
 )
 
 from ttlang.dialects.ttcore import TileType
-from ttlang.target.compute_config import dst_capacity_of
+from ttlang.transforms.analysis.compute_config import dst_capacity_of
 from ttlang.transforms.analysis.dst_liveness import (
     SUBBLOCK_ATTR,
     DstLivenessError,

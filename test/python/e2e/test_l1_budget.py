@@ -9,8 +9,8 @@ import torch
 from ttlang import CircularBuffer, Program, TensorAccessor, compute, datamovement, dma, pykernel_gen
 from ttlang.device import load_device
 from ttlang.dialects.ttcore import DeviceAttr
-from ttlang.target.program import CBConfig
-from ttlang.target.program_builder import CBBudgetError, check_cb_budget
+from ttlang.runtime.program import CBConfig
+from ttlang.conversion.program_builder import CBBudgetError, check_cb_budget
 
 N150 = DeviceAttr.from_description(load_device("n150"))
 L1_CB_BUDGET_BYTES = N150.cb_l1_bytes.data

@@ -21,7 +21,7 @@ from ttlang import (
     zeros,
 )
 from ttlang.driver import DEFAULT_PIPELINE, FRONTEND_STAGE
-from ttlang.target.program import NocCoordinate
+from ttlang.runtime.program import NocCoordinate
 
 BLOCK = 2
 GRID = 2

@@ -12,7 +12,7 @@ import pytest
 import torch
 
 from ttlang.runtime import block_float, tiles
-from ttlang.target.program import DramBuffer, tile_size_bytes
+from ttlang.runtime.program import DramBuffer, tile_size_bytes
 
 
 def fp32_bits(value: float) -> int:

@@ -12,7 +12,7 @@ import pytest
 import torch
 
 from ttlang.runtime import block_float, run_program, tiles
-from ttlang.target.program import ComputeConfig, DramBuffer
+from ttlang.runtime.program import ComputeConfig, DramBuffer
 
 SHAPE = (64, 64)
 FP32_DST = ComputeConfig(fp32_dest_acc_en=True)

@@ -8,7 +8,7 @@ import emulator_programs as programs
 import pytest
 import torch
 from ttlang.runtime import EmulatorError, run_program
-from ttlang.target.program import CBConfig, ComputeConfig, DramBuffer, tile_size_bytes
+from ttlang.runtime.program import CBConfig, ComputeConfig, DramBuffer, tile_size_bytes
 
 FP32_DST = ComputeConfig(fp32_dest_acc_en=True)
 SHAPE, GRID = (64, 64), (1, 2)  # 4 tiles, 2 per core

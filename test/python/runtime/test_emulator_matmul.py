@@ -6,7 +6,7 @@ import torch
 from emulator_checks import assert_close
 
 from ttlang.runtime import run_program
-from ttlang.target.program import ComputeConfig
+from ttlang.runtime.program import ComputeConfig
 
 
 def run_matmul(m, k, n, grid, **options):

@@ -9,7 +9,7 @@ import pytest
 import torch
 
 from ttlang.runtime import EmulatorError, run_program
-from ttlang.target.program import CBConfig, ComputeConfig
+from ttlang.runtime.program import CBConfig, ComputeConfig
 
 SHAPE = (64, 64)  # 4 tiles
 CB_A, CB_B, CB_OUT = 0, 1, 16
@@ -144,7 +144,7 @@ def test_kernel_hang_times_out():
 
 def test_kernel_compile_error_names_the_kernel():
     from ttlang.runtime import KernelCompileError
-    from ttlang.target.program import Kernel
+    from ttlang.runtime.program import Kernel
 
     program = eltwise()
     program.kernels[0] = Kernel("reader_binary", "reader", "void kernel_main() { undefined_call(); }")

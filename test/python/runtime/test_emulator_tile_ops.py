@@ -7,7 +7,7 @@ import torch
 from emulator_checks import assert_close
 
 from ttlang.runtime import run_program
-from ttlang.target.program import ComputeConfig
+from ttlang.runtime.program import ComputeConfig
 
 SHAPE = (64, 96)  # 2 x 3 tiles
 SUM_TOLERANCE = 3 * 0.0625

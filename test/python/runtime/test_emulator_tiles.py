@@ -4,7 +4,7 @@ import numpy as np
 import torch
 
 from ttlang.runtime import tiles
-from ttlang.target.program import DramBuffer
+from ttlang.runtime.program import DramBuffer
 
 
 def face_layout_index(row: int, col: int) -> int:

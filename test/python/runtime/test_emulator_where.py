@@ -5,7 +5,7 @@ import emulator_programs as programs
 import pytest
 import torch
 from ttlang.runtime import EmulatorError, run_program
-from ttlang.target.program import ComputeConfig
+from ttlang.runtime.program import ComputeConfig
 
 FP32_DST = ComputeConfig(fp32_dest_acc_en=True)
 

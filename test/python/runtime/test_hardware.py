@@ -27,7 +27,7 @@ from ttlang import (
 from ttlang.runtime import HardwareUnavailableError, RuntimeLaunchError, run_program
 from ttlang.runtime import hardware as hw
 from ttlang.device import load_device
-from ttlang.target.program import BufferAddress, CBConfig, NocCoordinate
+from ttlang.runtime.program import BufferAddress, CBConfig, NocCoordinate
 
 import fake_ttnn
 from examples import eltwise_add, flash_attention, matmul, multicast, softmax

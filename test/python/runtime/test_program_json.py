@@ -11,7 +11,7 @@ import pytest
 import torch
 from ttlang.device import load_device
 from ttlang.runtime import toolchain
-from ttlang.target.program import (
+from ttlang.runtime.program import (
     PROGRAM_FORMAT,
     BufferAddress,
     CBConfig,

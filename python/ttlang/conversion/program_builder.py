@@ -36,9 +36,9 @@ from xdsl.ir import Attribute
 
 from ttlang.dialects import d2m
 from ttlang.dialects.ttcore import DataType, DeviceAttr, GridAttr, TileType, device_of
-from ttlang.target.compute_config import config_from_attr
+from ttlang.transforms.analysis.compute_config import config_from_attr
 from ttlang.target.cpp import translate_kernels
-from ttlang.target.program import (
+from ttlang.runtime.program import (
     TILE_COLS,
     TILE_ROWS,
     BufferAddress,

@@ -1,8 +1,8 @@
 """The program descriptor: everything a target needs to run one compiled program.
 
-This is the contract between the compiler (which produces it in `target/`) and the
-runtimes (the emulator and hardware, in `runtime/`). It mirrors what a tt-metal host
-program sets up: a core grid, kernels (one compute, one reader, one writer per core),
+This is the contract between the compiler (which produces it in
+`conversion/program_builder.py`) and the runtimes (the emulator and hardware, in
+`runtime/`). It mirrors what a tt-metal host program sets up: a core grid, kernels (one compute, one reader, one writer per core),
 circular buffers (identical on every core), per-core runtime arguments, compile-time
 arguments per kernel, the compute kernel configuration, and DRAM buffers.
 

@@ -11,7 +11,7 @@ from xdsl.dialects.builtin import DictionaryAttr, IntegerAttr, StringAttr
 from xdsl.ir import Attribute, Operation
 
 from ttlang.dialects.ttcore import device_of
-from ttlang.target.program import ComputeConfig
+from ttlang.runtime.program import ComputeConfig
 
 COMPUTE_CONFIG_ATTR = "ttcore.compute_config"
 _FLAGS = ("fp32_dest_acc_en", "math_approx_mode", "dst_full_sync_en")
