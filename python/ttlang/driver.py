@@ -31,7 +31,7 @@ from ttlang.dialects import register_dialects
 from ttlang.pipeline import build_pipeline, pass_factories
 from ttlang.runtime.program import Program
 from ttlang.conversion.program_builder import CBBudgetError, build_program
-from ttlang.transforms.diagnostics import PassError
+from ttlang.transforms.diagnostics import PassError, PassInvariantError
 
 DEFAULT_PIPELINE: tuple[str, ...] = (
     "d2m-generate-datamovement",
@@ -255,7 +255,8 @@ def _run_passes(
         try:
             pass_.apply(ctx, module)
         except PassError as error:
-            raise CompileError(name, error.message, error.op) from None
+            is_bug = isinstance(error, PassInvariantError)
+            raise CompileError(name, error.message, error.op, is_compiler_bug=is_bug) from None
         except Exception as error:  # a crash inside a pass is the compiler's fault
             raise CompileError(
                 name, f"{type(error).__name__}: {error}", is_compiler_bug=True

@@ -107,7 +107,7 @@ from ttlang.dialects import d2m, ttkernel
 from ttlang.dialects.ttcore import DataType, MemorySpace, TileType
 from ttlang.transforms.analysis.compute_config import COMPUTE_CONFIG_ATTR, compute_config_of
 from ttlang.transforms.analysis.provenance import CBBlock, DstRegister, memref_origin
-from ttlang.transforms.diagnostics import PassError
+from ttlang.transforms.diagnostics import PassError, PassInvariantError
 
 PROGRAM_ATTR = "ttlang.program"
 """The module attribute describing the launch (see the module docstring)."""
@@ -659,7 +659,9 @@ class _KernelBuilder:
         location = self.tiles.get(value)
         if location is None or isinstance(location, CBTile) != want_cb:
             where = "a CB" if want_cb else "DST"
-            raise PassError(op, f"needs its operand in {where}; run d2m-lower-to-loops first.")
+            raise PassInvariantError(
+                op, f"needs its operand in {where}; run d2m-lower-to-loops first."
+            )
         return location
 
     def compute_into(self, value: SSAValue, dst: SSAValue, builder: Builder) -> None:

@@ -2,7 +2,9 @@
 
 It names the op at fault, so tools can point at the op's source location
 (`ttlang-opt --verify-diagnostics`, the DSL's kernel line) instead of printing a
-traceback from inside the compiler.
+traceback from inside the compiler. `PassInvariantError` is the case where the IR
+lacks what an earlier pass of the pipeline always establishes: bad input to
+`ttlang-opt`, but a compiler bug when the DSL's pipeline produced the IR.
 """
 
 from __future__ import annotations
@@ -18,3 +20,8 @@ class PassError(DiagnosticException):
         super().__init__(f"'{op.name}' op {message}")
         self.op = op
         self.message = message
+
+
+class PassInvariantError(PassError):
+    """`op` breaks an invariant an earlier pass of the pipeline establishes (e.g. a tile
+    op's operand where d2m-dst-allocate put it); the DSL reports it as a compiler bug."""

@@ -164,3 +164,27 @@ def test_dst_to_dst_copy(fp32_dest: bool):
     artifact.run([x, y, out])
     d = x.float().exp() - y.float()
     assert_close(out.float(), (-d).exp() * d, max_abs=2e-2, min_pcc=0.999)
+
+
+def in_place_on_copied_input(x, y):
+    """x is copied to DST for maximum and read again by the in-place rsub and the sub:
+    the rsub's own copy of x comes from x's CB (a fuzzer finding: it was an SFPU copy
+    of the CB tile, which convert-d2m-to-ttkernel rejected)."""
+    return (maximum(x, -0.5) - (3.0 - x)) * (x - y.colmax().rowmax())
+
+
+@pytest.mark.parametrize("fp32_dest", DST_MODES, ids=DST_IDS)
+def test_in_place_op_on_copied_input(fp32_dest: bool):
+    block = (2, 2)
+    kernel = block_kernel(in_place_on_copied_input, 2, block, fp32_dest)
+    x = random_bf16(_shape(block), -2.0, 2.0, seed=8)
+    y = random_bf16(_shape(block), -2.0, 2.0, seed=9)
+    out = torch.zeros_like(x)
+    kernel(x, y, out)
+    rows = block[0] * TILE
+    expected = torch.empty_like(x, dtype=torch.float32)
+    for r in range(GRID[0]):  # one block per core; the max is over the core's block of y
+        xb, yb = x[r * rows : (r + 1) * rows].float(), y[r * rows : (r + 1) * rows].float()
+        expected[r * rows : (r + 1) * rows] = (torch.clamp(xb, min=-0.5) - (3.0 - xb)) * (xb - yb.max())
+    # |result| <= 4.5 * 4: a few bf16 ulps (2^-8 relative) of 18
+    assert_close(out.float(), expected, max_abs=0.25, min_pcc=0.999)

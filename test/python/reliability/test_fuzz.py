@@ -4,26 +4,9 @@ can fail (a reference off by 5% is caught, with the seed and a standalone repro)
 import subprocess
 import sys
 
-import pytest
-
 from ttlang.tools import fuzz
 
-# Findings not fixed yet, each reported to the owner of the failing pass; they run in
-# test_known_failures, which starts failing (strict xfail) once they are fixed.
-KNOWN_FAILURES = {
-    # (maximum(a0, -0.5) - (3.0 - a0)) * (a0 - a2.colmax().rowmax()) and the like:
-    # convert-d2m-to-ttkernel "needs its operand in DST" (a KernelError, not a CompilerBug)
-    20: "convert-d2m-to-ttkernel: operand not in DST",
-    32: "convert-d2m-to-ttkernel: operand not in DST",
-}
-SMOKE_SEEDS = [s for s in range(0, 60) if s not in KNOWN_FAILURES]  # ~1 s each
-
-
-@pytest.mark.xfail(strict=True, reason="known fuzzer findings, see KNOWN_FAILURES")
-@pytest.mark.parametrize("seed", sorted(KNOWN_FAILURES))
-def test_known_failures(seed, tmp_path):
-    ran, failed = fuzz.fuzz([seed], tmp_path / "work", tmp_path / "failures", log=lambda _: None)
-    assert failed == []
+SMOKE_SEEDS = list(range(0, 60))  # ~1 s each; 20 and 32 were d2m-dst-allocate findings
 
 
 def test_fixed_seed_smoke_run(tmp_path):

@@ -79,6 +79,31 @@ func.func @in_place_on_live_value(%x: !blk, %out: !blk) {
   return
 }
 
+// An in-place op on a CB tile that is already copied to DST and used again takes a
+// copy of its own from the CB (FPU copy_tile of %s), not a DST-to-DST copy of the CB
+// tile (the fuzzer found maximum(x, -0.5) - (3.0 - x) emitting an SFPU copy of %s).
+// CHECK-LABEL: func.func @in_place_on_copied_cb_tile
+// CHECK:      ^bb0(%[[S:.*]]: !ttcore.tile<32x32, bf16>, %{{.*}}: !ttcore.tile<32x32, bf16>):
+// CHECK-NEXT:   %[[F:.*]] = d2m.tile_fill -5.000000e-01 {d2m.dst_slot = 0 : i64, engine = #d2m.engine<sfpu>}
+// CHECK-NEXT:   %[[C1:.*]] = d2m.tile_copy %[[S]] {d2m.dst_slot = 1 : i64, engine = #d2m.engine<fpu>}
+// CHECK-NEXT:   %[[M:.*]] = d2m.tile_maximum %[[C1]], %[[F]] {d2m.dst_slot = 0 : i64, engine = #d2m.engine<sfpu>}
+// CHECK-NEXT:   %[[C2:.*]] = d2m.tile_copy %[[S]] {d2m.dst_slot = 2 : i64, engine = #d2m.engine<fpu>}
+// CHECK-NEXT:   %[[R:.*]] = d2m.tile_rsub_scalar %[[C2]], 3.000000e+00 {d2m.dst_slot = 2 : i64, engine = #d2m.engine<sfpu>}
+// CHECK-NEXT:   %[[D:.*]] = d2m.tile_sub %[[M]], %[[R]] {d2m.dst_slot = 0 : i64, engine = #d2m.engine<sfpu>}
+// CHECK-NEXT:   %[[P:.*]] = d2m.tile_mul %[[D]], %[[S]] {d2m.dst_slot = 0 : i64, engine = #d2m.engine<dest_to_srca>}
+func.func @in_place_on_copied_cb_tile(%x: !blk, %out: !blk) {
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%x : !blk) outs(%out : !blk) {
+  ^bb0(%s: !tile, %c: !tile):
+    %f = d2m.tile_fill -0.5 : !tile
+    %m = d2m.tile_maximum %s, %f : !tile
+    %r = d2m.tile_rsub_scalar %s, 3.0 : !tile
+    %d = d2m.tile_sub %m, %r : !tile
+    %p = d2m.tile_mul %d, %s : !tile
+    linalg.yield %p : !tile
+  }
+  return
+}
+
 // A 2x2 block in one section: each slot holds four tiles, so 8 DST tiles give two
 // slots; the body needs three at once: the section spills %a and %b to an L1 CB
 // (two values x four tiles) and reads them back from there, the FPU directly.

@@ -420,17 +420,19 @@ def _place(walk: _Walk, op: Operation, index: int) -> bool:
         result_slot = walk.dst_slot(operand)
         placed = [walk.copies.get(operand, operand)]
     elif form in (Form.IN_PLACE, Form.COPY):
-        # A copy of its own: from the CB, or within DST when the operand is needed again.
+        # A copy of its own: from the CB when the operand is there (a CB tile, even one
+        # already copied to DST: copy_tile reads the CB), else within DST by the SFPU
+        # (a computed tile needed again).
         (operand,) = operands
         if not walk.in_dst(operand) and not walk.in_cb(operand):
             raise DstLivenessError(op, "reads a value that is neither in DST nor in a CB.")
         result_slot = walk.take_slot()
         if result_slot is None:
             return False
-        from_dst = d2m.Engine.SFPU if walk.in_dst(operand) else d2m.Engine.FPU
+        from_dst = d2m.Engine.FPU if walk.in_cb(operand) else d2m.Engine.SFPU
         if form is Form.COPY:
             engine = from_dst
-            placed = [walk.copies.get(operand, operand)]
+            placed = [operand]
         else:
             engine = d2m.Engine.SFPU
             copy = Copy(operand, result_slot, index, from_dst)
