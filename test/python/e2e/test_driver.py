@@ -8,6 +8,7 @@ import pytest
 from ttlang.driver import CompileError, compile_module, make_context
 from ttlang.tools.ttlang_opt import LocatingParser
 from ttlang.transforms.d2m_elementwise_fusion import D2MElementwiseFusion
+from ttlang.transforms.diagnostics import PassInvariantError
 
 # A transpose reads its operand from a CB, but this body computes it in DST.
 CB_OPERAND_IN_DST = """\
@@ -61,6 +62,21 @@ def test_crash_in_a_pass_is_a_compiler_bug(monkeypatch):
     assert str(error).startswith(
         "internal compiler error in pass 'd2m-elementwise-fusion': KeyError"
     )
+
+
+def test_broken_pass_invariant_is_a_compiler_bug(monkeypatch):
+    """A PassInvariantError (IR lacking what an earlier pass establishes) is the
+    compiler's fault when the pipeline made the IR, unlike a plain PassError."""
+
+    def break_invariant(self, ctx, module):
+        raise PassInvariantError(module, "needs its operand in DST; run d2m-lower-to-loops first.")
+
+    monkeypatch.setattr(D2MElementwiseFusion, "apply", break_invariant)
+    with pytest.raises(CompileError) as caught:
+        compile_module(_module(CB_OPERAND_IN_DST))
+    error = caught.value
+    assert error.is_compiler_bug and error.pass_name == "d2m-elementwise-fusion"
+    assert "internal compiler error in pass 'd2m-elementwise-fusion': " in str(error)
 
 
 def test_pass_leaving_invalid_ir_is_named(monkeypatch):
