@@ -25,11 +25,17 @@ GRID = 4
 BLOCK = 2  # tiles per block side
 
 
-def matmul_kernel(dtypes=None):
-    """The kernel; `dtypes` as @pykernel_gen takes it, e.g. {"a": "bfloat8_b", "b":
-    "bfloat8_b"} for inputs stored as bfp8_b (test/python/e2e/test_bfp8.py)."""
+def matmul_kernel(dtypes=None, fp32_dest_acc_en=False):
+    """The kernel; `dtypes` and `fp32_dest_acc_en` as @pykernel_gen takes them, e.g.
+    {"a": "bfloat8_b", "b": "bfloat8_b"} for inputs stored as bfp8_b
+    (test/python/e2e/test_bfp8.py)."""
 
-    @pykernel_gen(grid=(GRID, GRID), block_factors=[(BLOCK, BLOCK)] * 3, dtypes=dtypes)
+    @pykernel_gen(
+        grid=(GRID, GRID),
+        block_factors=[(BLOCK, BLOCK)] * 3,
+        dtypes=dtypes,
+        fp32_dest_acc_en=fp32_dest_acc_en,
+    )
     def matmul(a, b, out):
         a_acc, b_acc, out_acc = TensorAccessor(a), TensorAccessor(b), TensorAccessor(out)
         k_blocks = a.shape[1] // (32 * BLOCK)

@@ -7,6 +7,8 @@ import pytest
 import torch
 from e2e_kernels import TILE, assert_close, random_bf16
 
+from examples import matmul as matmul_example
+
 from ttlang import (
     CircularBuffer,
     Program,
@@ -28,51 +30,17 @@ GRID = 2
 K_BLOCKS = 3
 
 
-def k_loop_matmul(fp32_dest: bool):
-    """Core (r, c) computes output block (r, c), accumulating K_BLOCKS block products
-    in a loop-carried block."""
-
-    @pykernel_gen(grid=(GRID, GRID), block_factors=[(BLOCK, BLOCK)] * 3, fp32_dest_acc_en=fp32_dest)
-    def matmul(a, b, out):
-        a_acc, b_acc, out_acc = TensorAccessor(a), TensorAccessor(b), TensorAccessor(out)
-
-        @compute()
-        def mm(a_cb: CircularBuffer, b_cb: CircularBuffer, out_cb: CircularBuffer):
-            acc = zeros((BLOCK * TILE, BLOCK * TILE))
-            for _k in range(K_BLOCKS):
-                with a_cb.wait() as a_blk, b_cb.wait() as b_blk:
-                    acc = acc + a_blk @ b_blk
-            with out_cb.reserve() as o:
-                o.store(acc)
-
-        @datamovement()
-        def reader(a_cb: CircularBuffer, b_cb: CircularBuffer, out_cb: CircularBuffer):
-            row, col = core_index(0), core_index(1)
-            for k in range(K_BLOCKS):
-                with a_cb.reserve() as blk:
-                    dma(a_acc[row * BLOCK, k * BLOCK], blk).wait()
-                with b_cb.reserve() as blk:
-                    dma(b_acc[k * BLOCK, col * BLOCK], blk).wait()
-
-        @datamovement()
-        def writer(a_cb: CircularBuffer, b_cb: CircularBuffer, out_cb: CircularBuffer):
-            with out_cb.wait() as blk:
-                dma(blk, out_acc[core_index(0) * BLOCK, core_index(1) * BLOCK]).wait()
-
-        return Program(mm, reader, writer)(a, b, out)
-
-    return matmul
-
-
 @pytest.mark.parametrize("fp32_dest", [False, True], ids=["dst16", "dst32"])
 def test_k_loop_matmul(fp32_dest: bool):
-    """K = 192: each block product (K = 64) accumulates in DST, block sums are bf16."""
-    m = n = GRID * BLOCK * TILE
-    k = K_BLOCKS * BLOCK * TILE
+    """examples/matmul.py at K = 192: each block product (K = 64) accumulates in DST,
+    block sums are bf16."""
+    block = matmul_example.BLOCK
+    m = n = matmul_example.GRID * block * TILE
+    k = K_BLOCKS * block * TILE
     a = random_bf16((m, k), -1.0, 1.0, seed=10)
     b = random_bf16((k, n), -1.0, 1.0, seed=11)
     out = torch.zeros(m, n, dtype=torch.bfloat16)
-    k_loop_matmul(fp32_dest)(a, b, out)
+    matmul_example.matmul_kernel(fp32_dest_acc_en=fp32_dest)(a, b, out)
     # |result| <~ 25 where a bf16 ulp is 0.125; three bf16 roundings of partial sums
     assert_close(out, a.float() @ b.float(), max_abs=0.4, min_pcc=0.999)
 
