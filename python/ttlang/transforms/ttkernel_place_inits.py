@@ -4,7 +4,7 @@ kernels so that each is issued as few times as the kernel allows.
 Input: compute kernel functions as convert-d2m-to-ttkernel leaves them, every compute
 call directly after the init configuring the engines for it (`INIT_OF`). An init costs
 a reprogramming of unpacker, math and packer (tt-metal issue #56692 measures ~70 cycles
-a re-init site in SDPA; the emulator's `kInit`), so the pass removes the ones that
+a re-init site in SDPA; the device description's `init`), so the pass removes the ones that
 change nothing:
 
 - hoist: a loop (innermost first) whose inits are all one init on operands defined
