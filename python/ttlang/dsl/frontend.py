@@ -169,7 +169,7 @@ def describe_tensors(
             raise kernel.error(
                 parameter,
                 f"tensor `{parameter.arg}` has dtype {arg.dtype}; kernels take bfloat16 or float32 tensors",
-                "convert it with .to(torch.bfloat16)",
+                "convert it: .to(torch.bfloat16) for a torch tensor, ttnn.typecast(t, ttnn.bfloat16) for a ttnn one",
             )
         if len(shape) < 2 or shape[-2] % TILE or shape[-1] % TILE or 0 in shape:
             raise kernel.error(

@@ -36,8 +36,9 @@ from ttlang.dsl.diagnostics import (
     definition_location,
     parse_function,
 )
-from ttlang.dsl.frontend import DATA_TYPES, build_module, decorator_keyword
+from ttlang.dsl.frontend import DATA_TYPES, TensorSpec, build_module, decorator_keyword
 from ttlang.dsl.options import MEMORY_SPACES, KernelOptions, OptionError, freeze
+from ttlang.runtime import ttnn_tensors
 from ttlang.runtime.program import ComputeConfig, MathFidelity
 
 
@@ -100,6 +101,7 @@ class Kernel:
     def frontend_module(self, *tensors: Any, **params: Any) -> ModuleOp:
         """The stage-1 IR for tensors like `tensors` (torch tensors or TensorSpecs)."""
         check_call(self.function, tensors, params, self.options.num_outs, running=False)
+        tensors = [_described(t) for t in tensors]
         options, params = self._resolve(tensors, params)
         return self._frontend_module(tensors, params, options)
 
@@ -113,6 +115,7 @@ class Kernel:
         """Compiles for tensors like `tensors`; returns the driver's artifact (cached),
         which runs when called with tensors: `compiled(a, b, out)`."""
         check_call(self.function, tensors, params, self.options.num_outs, running=False)
+        tensors = [_described(t) for t in tensors]
         options, params = self._resolve(tensors, params)
         key = self.cache_key(tensors, params, options)
         if key not in self._cache:
@@ -149,6 +152,15 @@ class Kernel:
             return artifact
         artifact.run(tensors)
         return None
+
+
+def _described(tensor: Any) -> Any:
+    """What compiling needs of an argument: a ttnn tensor as a TensorSpec of its shape
+    and element format (its own dtype name when kernels do not take it, for the
+    frontend's error), anything else as given."""
+    if not ttnn_tensors.is_ttnn_tensor(tensor):
+        return tensor
+    return TensorSpec(tuple(tensor.shape), ttnn_tensors.element_format(tensor) or str(tensor.dtype))
 
 
 def pykernel_gen(
