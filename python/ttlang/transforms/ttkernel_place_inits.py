@@ -3,15 +3,25 @@ kernels so that each is issued as few times as the kernel allows.
 
 Input: compute kernel functions as convert-d2m-to-ttkernel leaves them, every compute
 call directly after the init configuring the engines for it (`INIT_OF`). An init costs
-a reprogramming of unpacker, math and packer (tt-metal issue #56692 measures ~70 cycles
-a re-init site in SDPA; the device description's `init`), so the pass removes the ones that
-change nothing:
+a reprogramming (tt-metal issue #56692 measures ~70 cycles a re-init site in SDPA; the
+device description's `init`), so the pass removes the ones that change nothing.
 
-- hoist: a loop (innermost first) whose inits are all one init on operands defined
-  outside it gets that init once, before the loop;
-- deduplicate: an init equal to the init in force is erased (straight-line code; a loop
-  body that has inits of its own starts from an unknown state, and so does the code
-  after it);
+Inits configure one of two disjoint parts of the core (`init_group`): an SFPU init
+(exp, recip, the SFPU binaries, fill, scalar ops, ...) programs the SFPU only (its
+address modifier ADDR_MOD_7, which tt-llk keeps apart from those the FPU ops use, and
+its constants); every other init programs the unpacker, the FPU and the packer. One of
+each holds at once: tt-metal's SDPA issues `sub_bcast_cols_init_short` and
+`exp_tile_init` once before a loop alternating `sub_tiles_bcast_cols` and `exp_tile`
+(`sub_exp_block_bcast_cols_inplace`), and `copy_tile_to_dst_init_short` with
+`recip_tile_init` before a loop of `copy_tile` and `recip_tile`.
+
+- hoist: a loop (innermost first) whose inits are at most one init of each group, on
+  operands defined outside it, gets those inits once, before the loop (a loop holding a
+  `reduce_init` only when that is its one init: the `reduce_uninit` placed after it
+  must not land before the loop);
+- deduplicate: an init equal to the init in force for its group is erased
+  (straight-line code; a loop body that has inits of a group starts from an unknown
+  state of that group, and so does the code after it);
 - reduce_uninit: after a `reduce_init`, the next init of another kind is preceded by
   `reduce_uninit` (a reduction reconfigures the packer, which the other ops need back),
   placed outside the loops around that init that hold no reduction, so it runs once;
@@ -50,10 +60,10 @@ Before:
 
 After:
 
+    ttkernel.copy_tile_init(%in)
+    ttkernel.exp_tile_init()
     scf.for %i = ... {
-      ttkernel.copy_tile_init(%in)
       ttkernel.copy_tile(%in, %i, %c0)
-      ttkernel.exp_tile_init()
       ttkernel.exp_tile(%c0)
       ttkernel.exp_tile(%c0)
     }
@@ -63,6 +73,8 @@ After:
     }
     ttkernel.reduce_uninit()
     ttkernel.exp_tile_init()
+
+(the last exp_tile_init stays: the reduction's packer configuration came between.)
 
 With a bfp8_b `%k` (CB 1) after a bf16 `%q` (CB 0), CB 2 bf16:
 
@@ -139,6 +151,21 @@ INIT_OF: dict[type[Operation], type[Operation]] = {
 
 INIT_OPS = tuple(dict.fromkeys(INIT_OF.values()))
 
+SFPU_INITS = (*dict.fromkeys(_SFPU_UNARY_INITS.values()), ttkernel.BinopWithScalarTileInitOp)
+"""Inits that program the SFPU only (group "sfpu"); the others program unpacker, FPU
+and packer (group "fpu")."""
+
+
+def init_group(op: Operation) -> str:
+    """The part of the core an init configures: "sfpu" or "fpu" (module docstring)."""
+    return "sfpu" if isinstance(op, SFPU_INITS) else "fpu"
+
+
+_GROUPS = ("fpu", "sfpu")
+
+_State = dict[str, tuple[object, ...] | None]
+"""The init in force per group (its `_init_key`), None where unknown."""
+
 
 def _init_key(op: Operation) -> tuple[object, ...]:
     """Two inits with the same key configure the engines identically."""
@@ -151,6 +178,14 @@ def _init_key(op: Operation) -> tuple[object, ...]:
 
 def _inits_within(op: Operation) -> list[Operation]:
     return [inner for inner in op.walk() if isinstance(inner, INIT_OPS)]
+
+
+def _groups_changed(inits: list[Operation]) -> set[str]:
+    """The groups whose state `inits` may leave changed: a reduction's packer
+    configuration (undone by reduce_uninit before the next init) counts for both."""
+    if any(isinstance(init, ttkernel.ReduceInitOp) for init in inits):
+        return set(_GROUPS)
+    return {init_group(init) for init in inits}
 
 
 def _defined_inside(value: SSAValue, loop: Operation) -> bool:
@@ -170,49 +205,67 @@ def check_inits_precede_calls(kernel: func.FuncOp) -> None:
             )
 
 
+def _hoistable(loop: scf.ForOp) -> list[Operation]:
+    """The loop's inits, one per distinct init in order of first use, when they can all
+    move before it: at most one per group (a reduce_init only alone), none on a value
+    defined inside the loop; else []."""
+    distinct: dict[tuple[object, ...], Operation] = {}
+    for init in _inits_within(loop):
+        distinct.setdefault(_init_key(init), init)
+    hoisted = list(distinct.values())
+    groups = [init_group(init) for init in hoisted]
+    if len(set(groups)) != len(groups):
+        return []
+    if len(hoisted) > 1 and any(isinstance(init, ttkernel.ReduceInitOp) for init in hoisted):
+        return []
+    if any(_defined_inside(operand, loop) for init in hoisted for operand in init.operands):
+        return []
+    return hoisted
+
+
 def hoist_invariant_inits(block: Block) -> None:
-    """Moves the init out of every loop (innermost first) whose inits are all the same
-    init on loop-invariant operands: it then holds on every iteration."""
+    """Moves the inits out of every loop (innermost first) whose inits are at most one
+    per group, on loop-invariant operands: they then hold on every iteration."""
     for op in list(block.ops):
         for region in op.regions:
             for inner in region.blocks:
                 hoist_invariant_inits(inner)
         if not isinstance(op, scf.ForOp):
             continue
-        inits = _inits_within(op)
-        if not inits or len({_init_key(i) for i in inits}) != 1:
-            continue
-        if any(_defined_inside(operand, op) for operand in inits[0].operands):
-            continue
-        hoisted = inits[0]
-        hoisted.detach()
-        block.insert_op_before(hoisted, op)
-        for duplicate in inits[1:]:
+        hoisted = _hoistable(op)
+        keys = {_init_key(init) for init in hoisted}
+        for init in hoisted:
+            init.detach()
+            block.insert_op_before(init, op)
+        for duplicate in _inits_within(op) if hoisted else ():
+            assert _init_key(duplicate) in keys
             Rewriter.erase_op(duplicate)
 
 
-def drop_repeated_inits(
-    block: Block, state: tuple[object, ...] | None = None
-) -> tuple[object, ...] | None:
-    """Erases inits equal to the init in force before them (straight-line; a loop's
-    body starts from an unknown state unless it has no inits of its own)."""
+def drop_repeated_inits(block: Block, state: _State | None = None) -> _State:
+    """Erases inits equal to the init in force for their group before them
+    (straight-line; a loop's body starts from an unknown state in the groups it has
+    inits of)."""
+    state = dict(state) if state is not None else dict.fromkeys(_GROUPS)
     for op in list(block.ops):
         if isinstance(op, INIT_OPS):
-            key = _init_key(op)
-            if key == state:
+            key, group = _init_key(op), init_group(op)
+            if key == state[group]:
                 Rewriter.erase_op(op)
-            else:
-                state = key
-        elif isinstance(op, scf.ForOp):
-            if _inits_within(op):
-                drop_repeated_inits(op.body.block, None)
-                state = None
+                continue
+            for changed in _groups_changed([op]):
+                state[changed] = None
+            state[group] = key
         elif op.regions:
+            # A branch starts from the state before it; a loop body also from what
+            # its own inits leave at the end of an iteration.
+            before = dict(state)
+            for group in _groups_changed(_inits_within(op)):
+                state[group] = None
+            entry = state if isinstance(op, scf.ForOp) else before
             for region in op.regions:
                 for inner in region.blocks:
-                    drop_repeated_inits(inner, None)
-            if _inits_within(op):
-                state = None
+                    drop_repeated_inits(inner, entry)
     return state
 
 
