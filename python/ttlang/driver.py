@@ -38,6 +38,7 @@ DEFAULT_PIPELINE: tuple[str, ...] = (
     "d2m-hw-thread-selection",
     "d2m-check-cb-traffic",
     "d2m-elementwise-fusion",
+    "d2m-reciprocal-divisor",
     "d2m-bufferize",
     "d2m-memref-provenance",
     "d2m-accumulate-into-dst",
