@@ -19,6 +19,37 @@ by the generic's iteration space (docs/dsl.md, "Implicit operands"):
   (m, n, k), its `out` (m, n) once per (m, n), after the k loop. The compute thread
   must consume (produce) the blocks in that order.
 
+Triangular spaces and dealing: the generic's `loop_bounds` give a loop dim (one no
+grid dim splits) a bound computed from the block indices of the dims outside it
+(causal attention: K/V chunks 0..i for Q chunk i); the generated loop runs to it, and
+an input whose blocks are shared along a grid dim is no longer multicast when a
+bound above it depends on that grid dim's loop dim (the cores' loops differ). `deal =
+"serpentine"` deals a split dim's R blocks per core over G cores in rounds: the
+core's nth block is r·G + x for round r = R − 1 − n even, r·G + G − 1 − x odd (with
+R = 2: 2G − 1 − x, then x: a long and a short row of a triangle). Every
+`d2m.block_index(dim) %n` in the generic's threads becomes that arithmetic.
+
+Before (compute thread of a 1x2-grid triangle: a block i, b blocks 0..i):
+
+    d2m.generic {grid = #ttcore.grid<1x2>, ..., loop_bounds = [(d0, d1) -> (),
+                 (d0, d1) -> (d0 + 1)], deal = "serpentine"} ... {
+      scf.for %n = %c0 to %c2 step %c1 {
+        %x = d2m.wait %a_cb ...
+        %i = d2m.block_index(0) %n
+        %end = arith.addi %i, %c1 : index
+        scf.for %j = %c0 to %end step %c1 { %y = d2m.wait %b_cb ... }
+
+After (`%i` = 2·(1 − n) + (x, or 1 − x when 1 − n is odd); the reader's b loop runs
+to the same bound):
+
+        %r = arith.subi %c1, %n : index
+        %odd = arith.remui %r, %c2 : index
+        ... %i = arith.addi (arith.muli %r, %c2), (x + odd · (1 − x − x))
+    }, {
+      scf.for %d0 = %c0 to %c2 step %c1 {
+        ... reserve, dma_read %a[i, 0], push ...
+        scf.for %d1 = %c0 to (i + 1) step %c1 { ... dma_read %b[%d1, 0] ... }
+
 Inputs get a reader: `reserve`, `dma_read` of the block, `dma_wait`, `push` (the reads
 of one loop level are all issued before the first wait). An input whose map does not
 use the loop dim of a grid dim (matmul's `a` has no n: every core of a grid row reads
@@ -94,13 +125,16 @@ of `out`):
 Fails (PassError, at the generic) when the implicit operands do not describe one
 iteration space: a map result other than a loop dim or 0, operands disagreeing on a
 dim's block or extent, a dim no implicit operand spans, an extent the grid and block
-do not divide, or a grid dim with no parallel loop dim.
+do not divide, a grid dim with no parallel loop dim, a bound on a split dim or
+outside [0, the dim's blocks] at some block index; and at a `d2m.block_index` in a
+generic without implicit operands or past its loop dims.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from itertools import product
 from math import prod
 
 from xdsl.context import Context
@@ -113,7 +147,14 @@ from xdsl.dialects.builtin import (
     ModuleOp,
 )
 from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue
-from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineMap
+from xdsl.ir.affine import (
+    AffineBinaryOpExpr,
+    AffineBinaryOpKind,
+    AffineConstantExpr,
+    AffineDimExpr,
+    AffineExpr,
+    AffineMap,
+)
 from xdsl.passes import ModulePass
 
 from ttlang.dialects import d2m
@@ -138,12 +179,15 @@ class Stream:
 
 @dataclass(frozen=True)
 class IterationSpace:
-    """Per loop dim: tiles per block, blocks per core, and the grid dim splitting it."""
+    """Per loop dim: tiles per block, blocks per core, the grid dim splitting it and
+    its bound (None: all its blocks); how split dims are dealt to cores."""
 
     block: tuple[int, ...]
     blocks_per_core: tuple[int, ...]
     grid_dim_of: dict[int, int]  # loop dim -> grid dim
     grid: tuple[int, int]
+    bounds: tuple[AffineExpr | None, ...]
+    deal: str
 
 
 def _implicit_operands(generic: d2m.GenericOp) -> list[int]:
@@ -274,9 +318,52 @@ def _iteration_space(
                 f"{tiles_per_block} tiles over {cores} cores, which does not divide it",
             )
         blocks_per_core.append(tiles // (tiles_per_block * cores))
+    bounds = _bounds(generic, loop_rank, grid_dim_of, [extent[d][0] // block[d][0] for d in range(loop_rank)])
     return IterationSpace(
-        tuple(block[d][0] for d in range(loop_rank)), tuple(blocks_per_core), grid_dim_of, grid
+        tuple(block[d][0] for d in range(loop_rank)),
+        tuple(blocks_per_core),
+        grid_dim_of,
+        grid,
+        bounds,
+        generic.deal.data if generic.deal is not None else "contiguous",
     )
+
+
+def _bounds(
+    generic: d2m.GenericOp, loop_rank: int, grid_dim_of: dict[int, int], blocks: Sequence[int]
+) -> tuple[AffineExpr | None, ...]:
+    """Each loop dim's bound (None: all its blocks), checked at every block index of
+    the dims it uses: a bound lies in [0, the dim's blocks]; a dim the grid splits
+    takes no bound."""
+    if generic.loop_bounds is None:
+        return (None,) * loop_rank
+    bounds = []
+    for dim, attr in enumerate(generic.loop_bounds.data):
+        if not attr.data.results:
+            bounds.append(None)
+            continue
+        (bound,) = attr.data.results
+        if dim in grid_dim_of:
+            raise PassError(
+                generic,
+                f"bounds loop dim d{dim}, which grid dim {grid_dim_of[dim]} splits; only a dim "
+                "walked whole by every core (a reduction or unsplit dim) takes a bound",
+            )
+        used = sorted(bound.used_dims())
+        for point in product(*(range(blocks[d]) for d in used)):
+            values = [0] * loop_rank
+            for d, value in zip(used, point):
+                values[d] = value
+            count = bound.eval(values, [])
+            if not 0 <= count <= blocks[dim]:
+                at = ", ".join(f"d{d} = {v}" for d, v in zip(used, point))
+                raise PassError(
+                    generic,
+                    f"bounds loop dim d{dim} by {bound}, which is {count} at {at}; it must lie "
+                    f"in [0, {blocks[dim]}], the dim's blocks",
+                )
+        bounds.append(bound)
+    return tuple(bounds)
 
 
 def _operand_name(generic: d2m.GenericOp, index: int) -> str:
@@ -291,12 +378,15 @@ def _streams(
     for index in implicit:
         used = {r.position for r in maps[index].results if isinstance(r, AffineDimExpr)}
         is_input = index < len(generic.inputs)
+        depth = 1 + max(used, default=-1)
+        # the loops down to the stream's depth, bounded by a split dim, differ per core
+        varying = {d for bound in space.bounds[:depth] if bound is not None for d in bound.used_dims()}
         shared = tuple(
             grid_dim
             for dim, grid_dim in sorted(space.grid_dim_of.items(), key=lambda item: item[1])
-            if is_input and dim not in used and space.grid[grid_dim] > 1
+            if is_input and dim not in used and dim not in varying and space.grid[grid_dim] > 1
         )
-        streams.append(Stream(index, is_input, maps[index], 1 + max(used, default=-1), shared))
+        streams.append(Stream(index, is_input, maps[index], depth, shared))
     return streams
 
 
@@ -310,12 +400,13 @@ class _RegionWriter:
         self.space = space
         self._constants: dict[int, SSAValue] = {}
         self.core = [self.emit(d2m.CoreIndexOp(dim)).result for dim in range(GRID_RANK)]
-        # the first block of the core's range along each loop dim
+        # the first block of the core's range along each contiguously dealt loop dim
         self.first_block: dict[int, SSAValue] = {}
-        for dim, grid_dim in space.grid_dim_of.items():
-            self.first_block[dim] = self.emit(
-                arith.MuliOp(self.core[grid_dim], self.constant(space.blocks_per_core[dim]))
-            ).result
+        if space.deal == "contiguous":
+            for dim, grid_dim in space.grid_dim_of.items():
+                self.first_block[dim] = self.emit(
+                    arith.MuliOp(self.core[grid_dim], self.constant(space.blocks_per_core[dim]))
+                ).result
 
     def emit(self, op: Operation, block: Block | None = None) -> Operation:
         op.location = self.generic.location
@@ -354,16 +445,13 @@ class _RegionWriter:
                 body.args[0].name_hint = f"d{dim}"
                 level(body, [*ivs, body.args[0]])
                 body.add_op(scf.YieldOp())
-                self.emit(
-                    scf.ForOp(
-                        self.constant(0),
-                        self.constant(self.space.blocks_per_core[dim]),
-                        self.constant(1),
-                        [],
-                        body,
-                    ),
-                    block,
-                )
+                bound = self.space.bounds[dim]
+                if bound is None:
+                    upper = self.constant(self.space.blocks_per_core[dim])
+                else:
+                    at = Emitter(lambda op: self.emit(op, block).results[0], self.constant)
+                    upper = at.affine(bound, [at.block_index(self, d, iv) for d, iv in enumerate(ivs)])
+                self.emit(scf.ForOp(self.constant(0), upper, self.constant(1), [], body), block)
             if here and writes_after_inner_loops:
                 emit_stream(self, block, here, ivs, semaphores)
 
@@ -377,12 +465,101 @@ class _RegionWriter:
                 indices.append(self.constant(0))
                 continue
             dim = result.position
-            block_index = ivs[dim]
-            if dim in self.first_block:
-                block_index = self.emit(arith.AddiOp(self.first_block[dim], block_index), block).result
+            at = Emitter(lambda op: self.emit(op, block).results[0], self.constant)
+            block_index = at.block_index(self, dim, ivs[dim])
             tiles = self.emit(arith.MuliOp(block_index, self.constant(self.space.block[dim])), block)
             indices.append(tiles.result)
         return indices
+
+
+@dataclass
+class Emitter:
+    """Emits index arithmetic through `emit` (appends an op, returns its result), with
+    index constants from `constant`."""
+
+    emit: Callable[[Operation], SSAValue]
+    constant: Callable[[int], SSAValue]
+
+    def block_index(self, place: _RegionWriter | _CoreIndices, dim: int, n: SSAValue) -> SSAValue:
+        """The block index along loop dim `dim` of the core's `n`th block along it:
+        contiguous, the core's first block + n; serpentine, with R blocks per core over
+        G cores, round r = R - 1 - n gives block r·G + (x if r is even, else G - 1 - x),
+        so the first round deals the last G blocks backwards; a dim no grid dim splits, n."""
+        space = place.space
+        if dim not in space.grid_dim_of:
+            return n
+        grid_dim = space.grid_dim_of[dim]
+        x = place.core[grid_dim]
+        if space.deal == "contiguous":
+            first = place.first_block.get(dim)
+            if first is None:
+                first = self.emit(arith.MuliOp(x, self.constant(space.blocks_per_core[dim])))
+            return self.emit(arith.AddiOp(first, n))
+        cores = space.grid[grid_dim]
+        last = self.constant(space.blocks_per_core[dim] - 1)
+        round_ = self.emit(arith.SubiOp(last, n))
+        odd = self.emit(arith.RemUIOp(round_, self.constant(2)))
+        mirrored = self.emit(arith.SubiOp(self.constant(cores - 1), x))
+        flip = self.emit(arith.MuliOp(odd, self.emit(arith.SubiOp(mirrored, x))))
+        position = self.emit(arith.AddiOp(x, flip))
+        return self.emit(arith.AddiOp(self.emit(arith.MuliOp(round_, self.constant(cores))), position))
+
+    def affine(self, expr: AffineExpr, dims: Sequence[SSAValue]) -> SSAValue:
+        """`expr` of the values `dims` (floordiv, ceildiv and mod signed, as Python's)."""
+        if isinstance(expr, AffineDimExpr):
+            return dims[expr.position]
+        if isinstance(expr, AffineConstantExpr):
+            return self.constant(expr.value)
+        assert isinstance(expr, AffineBinaryOpExpr), expr
+        lhs, rhs = self.affine(expr.lhs, dims), self.affine(expr.rhs, dims)
+        kind = expr.kind
+        if kind == AffineBinaryOpKind.Add:
+            return self.emit(arith.AddiOp(lhs, rhs))
+        if kind == AffineBinaryOpKind.Mul:
+            return self.emit(arith.MuliOp(lhs, rhs))
+        if kind == AffineBinaryOpKind.Mod:
+            return self.emit(arith.RemSIOp(lhs, rhs))
+        if kind == AffineBinaryOpKind.CeilDiv:
+            lhs = self.emit(arith.AddiOp(lhs, self.emit(arith.SubiOp(rhs, self.constant(1)))))
+        return self.emit(arith.FloorDivSIOp(lhs, rhs))
+
+
+@dataclass
+class _CoreIndices:
+    """What Emitter.block_index needs where no _RegionWriter is: the iteration space and
+    the core's grid coordinates (no precomputed first blocks)."""
+
+    space: IterationSpace
+    core: list[SSAValue]
+    first_block: dict[int, SSAValue]
+
+
+def _lower_block_indices(generic: d2m.GenericOp, space: IterationSpace | None) -> None:
+    """Replaces every `d2m.block_index` of the generic's threads by its arithmetic."""
+    for op in [o for o in generic.walk() if isinstance(o, d2m.BlockIndexOp)]:
+        dim = op.dim.value.data
+        if space is None:
+            raise PassError(
+                op, "asks for a block index, but the generic has no implicit operands to "
+                "define its iteration space",
+            )
+        if dim >= len(space.block):
+            raise PassError(op, f"asks for loop dim {dim}, but the iteration space has {len(space.block)}")
+        parent = op.parent_block()
+        assert parent is not None
+
+        def emit(new: Operation, before: Operation = op) -> SSAValue:
+            new.location = op.location
+            parent.insert_op_before(new, before)
+            return new.results[0]
+
+        def constant(value: int) -> SSAValue:
+            return emit(arith.ConstantOp(IntegerAttr(value, IndexType())))
+
+        core = [emit(d2m.CoreIndexOp(d)) for d in range(GRID_RANK)]
+        value = Emitter(emit, constant).block_index(_CoreIndices(space, core, {}), dim, op.n)
+        op.result.replace_all_uses_with(value)
+        parent.erase_op(op)
 
 
 def _read(
@@ -553,9 +730,11 @@ def _add_semaphores(
 def generate_datamovement(generic: d2m.GenericOp) -> None:
     implicit = _implicit_operands(generic)
     if not implicit:
+        _lower_block_indices(generic, None)
         return
     maps, types = _maps(generic, implicit)
     space = _iteration_space(generic, implicit, maps, types)
+    _lower_block_indices(generic, space)
     streams = _streams(generic, implicit, maps, space)
     inputs = [s for s in streams if s.is_input]
     outputs = [s for s in streams if not s.is_input]
