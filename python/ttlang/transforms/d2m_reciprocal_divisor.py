@@ -129,7 +129,7 @@ class DivideByReciprocal(RewritePattern):
             )
             rewriter.insert_op([empty, reciprocal], InsertPoint.before(op))
             op.operands[arg.index] = reciprocal.res[0]
-            rewriter.replace_op(div, d2m.TileMulOp(div.lhs, div.rhs))
+            rewriter.replace(div, d2m.TileMulOp(div.lhs, div.rhs))
             rewriter.notify_op_modified(op)
             return
 
