@@ -254,11 +254,24 @@ void tile_regs_release() {
 
 void init(InitKind kind) {
   static const char* const names[] = {"compute_kernel_hw_startup", "copy_init", "matmul_init", "reduce_init",
-                                      "add/sub/mul_init", "bcast init", "transpose_init", "SFPU op init",
-                                      "pack_reconfig_data_format"};
+                                      "add/sub/mul_init", "bcast init", "transpose_init", "SFPU op init"};
   TracedCall traced(names[static_cast<int>(kind)]);
   compute_core(names[static_cast<int>(kind)]);
   scheduler().advance(costs().init);
+}
+
+void reconfig_data_format(const char* call, int32_t first_old, int32_t first_new, int32_t second_old,
+                          int32_t second_new) {
+  TracedCall traced(call);
+  Core& core = compute_core(call);
+  auto changes = [&](int32_t old_cb, int32_t new_cb) {
+    if (new_cb == kNoCB) return false;
+    DataFormat format = core.cb(static_cast<uint32_t>(new_cb), call).format();
+    return old_cb == kNoCB || core.cb(static_cast<uint32_t>(old_cb), call).format() != format;
+  };
+  bool first = changes(first_old, first_new);
+  bool second = changes(second_old, second_new);
+  if (first || second) scheduler().advance(costs().reconfig);
 }
 
 // tt-metal 0.81.1 sets the B transpose in matmul_init, not per matmul_tiles.
@@ -550,7 +563,7 @@ void noc_write(uint32_t src_l1_addr, uint64_t dst_noc_addr, uint32_t size) {
   thread.writes_done_at = std::max(thread.writes_done_at, done);
   trace_noc_transfer(thread.core->index(), false, target.kind == NocAddress::Kind::Dram ? static_cast<int>(target.bank) : -1,
                      now, done);
-  scheduler().advance(device().description().noc.issue_cycles);
+  scheduler().advance(device().description().noc.write_issue_cycles);
 }
 
 void noc_write_multicast(uint32_t src_l1_addr, uint64_t dst_mcast_addr, uint32_t size, uint32_t num_dests,
@@ -573,7 +586,7 @@ void noc_write_multicast(uint32_t src_l1_addr, uint64_t dst_mcast_addr, uint32_t
   thread.writes_in_flight.push_back({const_cast<uint8_t*>(source), size, done, {}});
   thread.writes_done_at = std::max(thread.writes_done_at, done);
   trace_noc_transfer(thread.core->index(), false, -1, scheduler().now(), done);
-  scheduler().advance(device().description().noc.issue_cycles);
+  scheduler().advance(device().description().noc.write_issue_cycles);
 }
 
 void noc_read_barrier() {

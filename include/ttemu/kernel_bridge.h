@@ -41,7 +41,7 @@ enum class SfpuUnary : uint8_t {
 };
 enum class SfpuBinary : uint8_t { Add, Sub, Mul, Div, Max, Min };
 // Cost-only operations: configuration calls that reprogram the unpacker/math/packer.
-enum class InitKind : uint8_t { HwStartup, Copy, Matmul, Reduce, Binary, Bcast, Transpose, Sfpu, Pack };
+enum class InitKind : uint8_t { HwStartup, Copy, Matmul, Reduce, Binary, Bcast, Transpose, Sfpu };
 
 [[noreturn]] void kernel_error(const char* message);
 
@@ -67,6 +67,14 @@ void tile_regs_commit();
 void tile_regs_wait();
 void tile_regs_release();
 void init(InitKind kind);
+// A data-format reconfiguration `call` of the unpackers (`first` = srcA, `second` =
+// srcB) or of the packer (`first`): each slot given a new CB (>= 0) takes that CB's
+// format. With its old CB given (tt-metal's (old, new) overloads) a slot changes only
+// when the two CBs' formats differ. Charged cost.reconfig when a slot changes (an
+// unconditional call always changes its slots).
+constexpr int32_t kNoCB = -1;
+void reconfig_data_format(const char* call, int32_t first_old, int32_t first_new, int32_t second_old,
+                          int32_t second_new);
 // matmul_init's B-transpose flag, kept per core until its next matmul_init.
 void set_matmul_transpose(bool transpose_b);
 bool matmul_transpose();

@@ -361,6 +361,9 @@ class _KernelBuilder:
             assert isinstance(op.value, IntegerAttr)
             self.values[op.result] = _i32(builder, op.value.value.data)
             return
+        if isinstance(op, arith.IndexCastOp) and self.value(op.input).type == i32:
+            self.values[op.result] = self.value(op.input)  # i32 to index: both i32 now
+            return
         new = type(op).create(
             operands=[self.value(operand) for operand in op.operands],
             result_types=[i32 if _is_index(r.type) else r.type for r in op.results],

@@ -609,6 +609,66 @@ class PackTileOp(TTKernelOp):
         return ("true",)
 
 
+# --------------------------------------------------------------------------- data formats
+
+
+_RECONFIG_H = "api/compute/reconfig_data_format.h"
+
+
+@irdl_op_definition
+class ReconfigDataFormatOp(TTKernelOp):
+    """Reprograms the unpackers for the data formats of `srca_cb` (srcA) and `srcb_cb`
+    (srcB) (tt-metal 0.81.1's unconditional `reconfig_data_format(icb0, icb1)`)."""
+
+    name = "ttkernel.reconfig_data_format"
+    COMPUTE_HEADER: ClassVar[str | None] = _RECONFIG_H
+    srca_cb = operand_def(I32)
+    srcb_cb = operand_def(I32)
+    assembly_format = _i32_operands_op(["srca_cb", "srcb_cb"])
+
+    def __init__(self, srca_cb: SSAValue, srcb_cb: SSAValue):
+        super().__init__(operands=[srca_cb, srcb_cb])
+
+
+@irdl_op_definition
+class ReconfigDataFormatSrcaOp(TTKernelOp):
+    """Reprograms the srcA unpacker for the data format of `cb`."""
+
+    name = "ttkernel.reconfig_data_format_srca"
+    COMPUTE_HEADER: ClassVar[str | None] = _RECONFIG_H
+    cb = operand_def(I32)
+    assembly_format = _i32_operands_op(["cb"])
+
+    def __init__(self, cb: SSAValue):
+        super().__init__(operands=[cb])
+
+
+@irdl_op_definition
+class ReconfigDataFormatSrcbOp(TTKernelOp):
+    """Reprograms the srcB unpacker for the data format of `cb`."""
+
+    name = "ttkernel.reconfig_data_format_srcb"
+    COMPUTE_HEADER: ClassVar[str | None] = _RECONFIG_H
+    cb = operand_def(I32)
+    assembly_format = _i32_operands_op(["cb"])
+
+    def __init__(self, cb: SSAValue):
+        super().__init__(operands=[cb])
+
+
+@irdl_op_definition
+class PackReconfigDataFormatOp(TTKernelOp):
+    """Reprograms the packer for the data format of `out_cb`."""
+
+    name = "ttkernel.pack_reconfig_data_format"
+    COMPUTE_HEADER: ClassVar[str | None] = _RECONFIG_H
+    out_cb = operand_def(I32)
+    assembly_format = _i32_operands_op(["out_cb"])
+
+    def __init__(self, out_cb: SSAValue):
+        super().__init__(operands=[out_cb])
+
+
 # --------------------------------------------------------------------------- matmul
 
 
@@ -1827,6 +1887,10 @@ TTKernel = Dialect(
         CopyTileInitOp,
         CopyTileOp,
         PackTileOp,
+        ReconfigDataFormatOp,
+        ReconfigDataFormatSrcaOp,
+        ReconfigDataFormatSrcbOp,
+        PackReconfigDataFormatOp,
         MMInitOp,
         MMInitShortOp,
         MatmulTilesOp,

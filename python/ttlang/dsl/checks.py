@@ -21,6 +21,7 @@ from typing import Any, get_args
 from ttlang.device import load_device
 from ttlang.dsl.diagnostics import KernelError, SourceLocation, definition_location
 from ttlang.dsl.options import KernelOptions
+from ttlang.runtime import ttnn_tensors
 from ttlang.runtime.program import MathFidelity
 
 _DSL_DIR = Path(__file__).resolve().parent
@@ -102,8 +103,8 @@ def check_call(
             raise KernelError(
                 f"{name}: tensor parameter `{parameter.name}` got {type(value).__name__} {value!r:.40}",
                 where,
-                "pass a torch tensor (bfloat16 or float32, tile-aligned) or a TensorSpec; numbers "
-                "are keyword parameters, with a default in the kernel's signature",
+                "pass a torch tensor (bfloat16 or float32, tile-aligned), a ttnn device tensor or "
+                "a TensorSpec; numbers are keyword parameters, with a default in the kernel's signature",
             )
     known = {p.name for p in keywords}
     unknown = sorted(set(params) - known)
@@ -132,6 +133,13 @@ def check_call(
         return
     outputs = list(zip(positional, tensors))[len(positional) - num_outs :]
     for parameter, value in outputs:
+        if ttnn_tensors.is_ttnn_tensor(value) and not ttnn_tensors.is_on_device(value):
+            raise KernelError(
+                f"{name}: output `{parameter.name}` is a ttnn host tensor; the kernel writes its "
+                "outputs into device tensors",
+                where,
+                f"create `{parameter.name}` on the device: ttnn.from_torch(..., device=device)",
+            )
         if getattr(value, "requires_grad", False):
             raise KernelError(
                 f"{name}: output `{parameter.name}` requires grad; the kernel writes outputs in place",

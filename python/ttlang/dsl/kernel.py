@@ -36,8 +36,10 @@ from ttlang.dsl.diagnostics import (
     definition_location,
     parse_function,
 )
-from ttlang.dsl.frontend import DATA_TYPES, build_module, decorator_keyword
+from ttlang.dialects.d2m import GenericOp
+from ttlang.dsl.frontend import DATA_TYPES, TensorSpec, build_module, decorator_keyword
 from ttlang.dsl.options import MEMORY_SPACES, KernelOptions, OptionError, freeze
+from ttlang.runtime import ttnn_tensors
 from ttlang.runtime.program import ComputeConfig, MathFidelity
 
 
@@ -100,6 +102,7 @@ class Kernel:
     def frontend_module(self, *tensors: Any, **params: Any) -> ModuleOp:
         """The stage-1 IR for tensors like `tensors` (torch tensors or TensorSpecs)."""
         check_call(self.function, tensors, params, self.options.num_outs, running=False)
+        tensors = [_described(t) for t in tensors]
         options, params = self._resolve(tensors, params)
         return self._frontend_module(tensors, params, options)
 
@@ -113,6 +116,7 @@ class Kernel:
         """Compiles for tensors like `tensors`; returns the driver's artifact (cached),
         which runs when called with tensors: `compiled(a, b, out)`."""
         check_call(self.function, tensors, params, self.options.num_outs, running=False)
+        tensors = [_described(t) for t in tensors]
         options, params = self._resolve(tensors, params)
         key = self.cache_key(tensors, params, options)
         if key not in self._cache:
@@ -151,11 +155,22 @@ class Kernel:
         return None
 
 
+def _described(tensor: Any) -> Any:
+    """What compiling needs of an argument: a ttnn tensor as a TensorSpec of its shape
+    and element format (its own dtype name when kernels do not take it, for the
+    frontend's error), anything else as given."""
+    if not ttnn_tensors.is_ttnn_tensor(tensor):
+        return tensor
+    return TensorSpec(tuple(tensor.shape), ttnn_tensors.element_format(tensor) or str(tensor.dtype))
+
+
 def pykernel_gen(
     grid: Sequence[int] | Callable[..., Sequence[int]] | None = None,
     block_factors: Sequence | Callable[..., Sequence] | None = None,
     indexing_maps: Sequence[Callable[..., Any]] | None = None,
     iterator_types: Sequence[str] | None = None,
+    loop_bounds: Sequence[Callable[..., Any] | None] | None = None,
+    deal: str = "contiguous",
     num_outs: int = 1,
     memory_space: str = "L1",
     tiled: bool = True,
@@ -177,7 +192,10 @@ def pykernel_gen(
     `lambda m, n, k: (m, k)`, one per tensor) and `iterator_types` ("parallel" /
     "reduction" per loop dim) describe the iteration space of tensors no thread moves
     with `dma` (docs/dsl.md, "Implicit operands"); with them `block_factors` may also
-    give tiles per loop dim (`[2, 1, 4]`). `grid` and `block_factors` may be callables
+    give tiles per loop dim (`[2, 1, 4]`); `loop_bounds` (per loop dim, None or a
+    callable of the loop dims) bounds a dim's blocks by the dims outside it, and
+    `deal` ("contiguous" or "serpentine") says how a grid dim's blocks are dealt to its
+    cores. `grid` and `block_factors` may be callables
     of the kernel's arguments. The last `num_outs` tensors are outputs. `cb_buffers`:
     blocks per CB (one count, or one per tensor). The compute configuration
     (`math_fidelity`, `fp32_dest_acc_en`, `math_approx_mode`, `dst_full_sync_en`) is
@@ -194,6 +212,8 @@ def pykernel_gen(
         "block_factors": block_factors,
         "indexing_maps": indexing_maps,
         "iterator_types": iterator_types,
+        "loop_bounds": loop_bounds,
+        "deal": deal,
         "memory_space": memory_space,
         "tiled": tiled,
         "ttnn_interop": ttnn_interop,
@@ -261,9 +281,16 @@ def _tt_lang_options(given: dict[str, Any], unknown: dict[str, Any]) -> dict[str
             "tiled=False (row-major tensors) is not supported: kernels work on 32x32 tiles",
             "drop the option; pass tensors whose last two dims are multiples of 32",
         )
-    # indexing_maps / iterator_types are checked against the tensors when compiling
-    # (frontend.iteration_space), also at the decorator's keywords.
-    return {"indexing_maps": freeze(given["indexing_maps"]), "iterator_types": freeze(given["iterator_types"])}
+    if given["deal"] not in GenericOp.DEALS:
+        raise OptionError("deal", f"deal={given['deal']!r}: choose one of {list(GenericOp.DEALS)}")
+    # indexing_maps / iterator_types / loop_bounds are checked against the tensors when
+    # compiling (frontend.iteration_space), also at the decorator's keywords.
+    return {
+        "indexing_maps": freeze(given["indexing_maps"]),
+        "iterator_types": freeze(given["iterator_types"]),
+        "loop_bounds": freeze(given["loop_bounds"]),
+        "deal": given["deal"],
+    }
 
 
 def option_error(function: FunctionType, error: OptionError) -> KernelError:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import torch
 
-from ttlang.runtime import emulator, hardware
+from ttlang.runtime import emulator, hardware, ttnn_tensors
 from ttlang.runtime.errors import RuntimeLaunchError
 from ttlang.runtime.report import TimingReport
 from ttlang.runtime.trace import TraceOptions
@@ -44,11 +44,13 @@ def run_program(
     """Runs `program` with `tensors` (by buffer name, or in `program.buffers` order).
 
     Output buffers are returned as torch tensors (in the buffer's format) and also
-    copied in place into the given tensors, when given. `trace` records the run's
-    timeline (emulator only; ttlang.runtime.trace).
+    copied in place into the given tensors, when given: torch tensors, or ttnn device
+    tensors (ttlang.runtime.ttnn_tensors). `trace` records the run's timeline
+    (emulator only; ttlang.runtime.trace).
     """
     if not isinstance(tensors, Mapping):
         tensors = _by_buffer_name(program, list(tensors))
+    given, tensors = tensors, _on_host(tensors)
     name = selected_target(target)
     if trace is not None and name != "emulator":
         raise RuntimeLaunchError(f"timeline traces come from the emulator; the target is '{name}'")
@@ -57,9 +59,27 @@ def run_program(
         run(program, dict(tensors), timeout_s, trace) if trace else run(program, dict(tensors), timeout_s)
     )
     for name, value in outputs.items():
-        if name in tensors:
-            tensors[name].copy_(value)
+        if name not in given:
+            continue
+        if ttnn_tensors.is_ttnn_tensor(given[name]):
+            ttnn_tensors.write_back(given[name], value)
+        else:
+            given[name].copy_(value)
     return RunResult(outputs=outputs, report=report)
+
+
+def _on_host(tensors: Mapping[str, object]) -> dict[str, torch.Tensor]:
+    """`tensors` with every ttnn tensor read to the host; one ttnn tensor given for
+    several buffers becomes one torch tensor, so they stay one buffer."""
+    read: dict[int, torch.Tensor] = {}
+    on_host = {}
+    for name, tensor in tensors.items():
+        if ttnn_tensors.is_ttnn_tensor(tensor):
+            if id(tensor) not in read:
+                read[id(tensor)] = ttnn_tensors.to_host(tensor)
+            tensor = read[id(tensor)]
+        on_host[name] = tensor
+    return on_host
 
 
 def _by_buffer_name(program: Program, tensors: list[torch.Tensor]) -> dict[str, torch.Tensor]:

@@ -16,6 +16,8 @@ from typing import Any
 
 import torch
 
+from ttlang.runtime.tiles import as_stored
+
 __version__ = "0.81.1"
 __spec__ = importlib.machinery.ModuleSpec("ttnn", None)
 
@@ -99,14 +101,24 @@ class ComputeConfigDescriptor:
 
 
 MathFidelity = types.SimpleNamespace(LoFi="LoFi", HiFi2="HiFi2", HiFi3="HiFi3", HiFi4="HiFi4")
-bfloat16, float32 = "ttnn.bfloat16", "ttnn.float32"
-TILE_LAYOUT, DRAM_MEMORY_CONFIG = "TILE_LAYOUT", "DRAM_MEMORY_CONFIG"
+bfloat16, float32, bfloat8_b, uint32 = "ttnn.bfloat16", "ttnn.float32", "ttnn.bfloat8_b", "ttnn.uint32"
+TILE_LAYOUT, ROW_MAJOR_LAYOUT, DRAM_MEMORY_CONFIG = "TILE_LAYOUT", "ROW_MAJOR_LAYOUT", "DRAM_MEMORY_CONFIG"
 
 
 @dataclass
 class Tensor:
+    """A ttnn tensor: its values (`data`, a torch tensor in the dtype's host type), DRAM
+    address, dtype, layout and whether it is on the device."""
+
     data: torch.Tensor
     address: int
+    dtype: str = "ttnn.bfloat16"
+    layout: str = TILE_LAYOUT
+    on_device: bool = True
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return tuple(self.data.shape)
 
     def buffer_address(self) -> int:
         return self.address
@@ -133,14 +145,35 @@ def close_device(opened: Device) -> None:
     calls.append(("close_device", None))
 
 
-def from_torch(tensor: torch.Tensor, *, dtype, layout, device, memory_config) -> Tensor:
-    assert (layout, memory_config) == (TILE_LAYOUT, DRAM_MEMORY_CONFIG)
+def _stored(tensor: torch.Tensor, dtype: str) -> torch.Tensor:
+    """`tensor` as ttnn stores it in `dtype` (bfloat8_b quantized like ttnn's host packer)."""
+    if dtype == bfloat8_b:
+        return as_stored(tensor.float(), "bfp8_b")
+    return tensor.to({bfloat16: torch.bfloat16, float32: torch.float32, uint32: torch.int32}[dtype])
+
+
+def from_torch(tensor: torch.Tensor, dtype=bfloat16, *, layout=TILE_LAYOUT, device=None, memory_config=None) -> Tensor:
+    """A device tensor in DRAM when `device` is given, else a host tensor."""
+    if device is not None:
+        assert memory_config in (None, DRAM_MEMORY_CONFIG)
     calls.append(("from_torch", dtype))
-    return Tensor(tensor.clone(), 0x4000_0000 + 0x10_0000 * sum(1 for c in calls if c[0] == "from_torch"))
+    address = 0x4000_0000 + 0x10_0000 * sum(1 for c in calls if c[0] == "from_torch")
+    return Tensor(_stored(tensor.clone(), dtype), address, dtype, layout, device is not None)
 
 
 def to_torch(tensor: Tensor) -> torch.Tensor:
-    return tensor.data
+    return tensor.data.clone()
+
+
+def is_tensor_storage_on_device(tensor: Tensor) -> bool:
+    return tensor.on_device
+
+
+def copy_host_to_device_tensor(host_tensor: Tensor, device_tensor: Tensor) -> None:
+    assert not host_tensor.on_device and device_tensor.on_device
+    assert (host_tensor.shape, host_tensor.dtype) == (device_tensor.shape, device_tensor.dtype)
+    calls.append(("copy_host_to_device_tensor", device_tensor.address))
+    device_tensor.data = host_tensor.data.clone()
 
 
 def generic_op(io_tensors: list[Tensor], descriptor: Recorded) -> Tensor:
