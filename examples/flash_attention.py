@@ -12,9 +12,14 @@ DRAM and multicasts them to the row. The compute thread runs the online softmax 
 the K/V chunks, carrying the running row max m, row sum l and accumulator acc; the
 generated writer stores acc / l.
 
-Causal attention still runs the hand-written kernel of
-examples/flash_attention_explicit.py (`kernel="explicit"`), which reads its causal
-mask from a host tensor, until this kernel computes the mask from indices.
+Causal (`causal=True`, q_chunk == k_chunk): Q chunk i attends to K/V chunks 0..i
+(`loop_bounds`), the generated reader reads just those; `deal="serpentine"` gives each
+core a long and a short row of the triangle; the compute thread learns its Q chunk
+with `block_index` and adds the 0 / -inf mask to the diagonal chunk's scores, a
+block the `masks` thread fills once in the kernel (`fill_causal_mask`; the `mask`
+tensor only gives its CB a block and is never read). In the long rows' round the
+cores of a grid row that need a K/V chunk are its first ones, so column 0 reads it and
+multicasts it to them; the short rows' chunks each core reads itself.
 
     python examples/flash_attention.py
 """
@@ -27,7 +32,18 @@ import time
 from dataclasses import dataclass
 
 import torch
-from ttlang import Program, TensorSpec, compute, full, maximum, pykernel_gen, zeros
+from ttlang import (
+    Program,
+    TensorSpec,
+    block_index,
+    compute,
+    datamovement,
+    fill_causal_mask,
+    full,
+    maximum,
+    pykernel_gen,
+    zeros,
+)
 from ttlang.dsl.diagnostics import L1BudgetError
 from ttlang.device import load_device
 
@@ -48,48 +64,82 @@ def by_key(h, i, j):
     return (h, j, 0)
 
 
+def by_position(h, i, j):  # the mask: one block, the same for every (h, i, j)
+    return (0, 0)
+
+
+def diagonal(h, i, j):  # causal: Q chunk i attends to K/V chunks 0..i (equal chunks)
+    return i + 1
+
+
 @functools.cache
-def flash_attention_kernel(grid, q_chunk, k_chunk, head_dim, fp32_dest_acc, kv_dtype="bfloat16"):
-    """The kernel for one grid, chunk size pair, head size, DST mode and K/V device
-    dtype (they fix its CB blocks, formats and compute configuration); cached, so its
-    compilations are too."""
+def flash_attention_kernel(
+    grid, q_chunk, k_chunk, head_dim, fp32_dest_acc, kv_dtype="bfloat16", causal=False
+):
+    """The kernel for one grid, chunk size pair, head size, DST mode, K/V device dtype
+    and masking (they fix its CB blocks, formats and compute configuration); cached, so
+    its compilations are too. Causal needs q_chunk == k_chunk."""
     qt, kt, dt = q_chunk // TILE, k_chunk // TILE, head_dim // TILE
+    assert not causal or q_chunk == k_chunk, "causal: the diagonal is one K/V chunk"
 
     @pykernel_gen(
         grid=grid,
-        block_factors=[(1, qt, dt), (1, kt, dt), (1, kt, dt), (1, qt, dt)],
-        indexing_maps=[by_query, by_key, by_key, by_query],
+        block_factors=[(1, qt, dt), (1, kt, dt), (1, kt, dt), (qt, kt), (1, qt, dt)],
+        indexing_maps=[by_query, by_key, by_key, by_position, by_query],
         iterator_types=["parallel", "parallel", "reduction"],
+        loop_bounds=[None, None, diagonal if causal else None],
+        deal="serpentine" if causal else "contiguous",  # a core gets short and long rows
         fp32_dest_acc_en=fp32_dest_acc,
         dtypes={"k": kv_dtype, "v": kv_dtype},  # "bfloat8_b": K and V as tt-metal's SDPA keeps them
         math_approx_mode=True,  # approximate exp, as tt-metal's SDPA
     )
-    def flash_attention(q, k, v, out, scale: float = 1.0):
-        units = (q.shape[0] // grid[0]) * (q.shape[1] // q_chunk // grid[1])
+    def flash_attention(q, k, v, mask, out, scale: float = 1.0):
+        heads = q.shape[0] // grid[0]  # per core
+        q_chunks = q.shape[1] // q_chunk // grid[1]  # per core
         kv_chunks = k.shape[1] // k_chunk
 
-        def online_softmax(q, k, v, m, l, acc):
+        def online_softmax(q, k, v, m, l, acc, mask=None):
             s = q @ k.transpose()
+            if mask is not None:
+                s = s + mask
             m_new = maximum(m, s.rowmax())
             p = (s - m_new).exp()
             alpha = (m - m_new).exp()  # rescales what was summed under the old max
             return m_new, l * alpha + p.rowsum(), acc * alpha + p @ v
 
         @compute()
-        def attention(q_cb, k_cb, v_cb, out_cb):
-            for _ in range(units):
-                with q_cb.wait() as q_blk:
-                    q_scaled = q_blk * scale
-                    m = full((1, q_chunk, 1), NEG_INF)
-                    l = zeros((1, q_chunk, 1))
-                    acc = zeros((1, q_chunk, head_dim))
-                    for _ in range(kv_chunks):
-                        with k_cb.wait() as k_blk, v_cb.wait() as v_blk:
-                            m, l, acc = online_softmax(q_scaled, k_blk, v_blk, m, l, acc)
-                with out_cb.reserve() as o:
-                    o.store(acc / l)
+        def attention(q_cb, k_cb, v_cb, mask_cb, out_cb):
+            diagonal_mask = mask_cb.wait() if causal else None  # kept to the end
+            for _head in range(heads):
+                for n in range(q_chunks):
+                    unmasked = block_index(1, n) if causal else kv_chunks
+                    with q_cb.wait() as q_blk:
+                        q_scaled = q_blk * scale
+                        m = full((1, q_chunk, 1), NEG_INF)
+                        l = zeros((1, q_chunk, 1))
+                        acc = zeros((1, q_chunk, head_dim))
+                        for _ in range(unmasked):
+                            with k_cb.wait() as k_blk, v_cb.wait() as v_blk:
+                                m, l, acc = online_softmax(q_scaled, k_blk, v_blk, m, l, acc)
+                        if causal:  # the diagonal chunk
+                            with k_cb.wait() as k_blk, v_cb.wait() as v_blk:
+                                m, l, acc = online_softmax(
+                                    q_scaled, k_blk, v_blk, m, l, acc, diagonal_mask
+                                )
+                    with out_cb.reserve() as o:
+                        o.store(acc / l)
 
-        return Program(attention)(q, k, v, out)
+        @datamovement()
+        def masks(q_cb, k_cb, v_cb, mask_cb, out_cb):
+            if causal:  # one 0 / -inf block for every diagonal chunk, made once
+                with mask_cb.reserve() as blk:
+                    fill_causal_mask(blk, 0, 0)
+
+        @datamovement()
+        def movement(q_cb, k_cb, v_cb, mask_cb, out_cb):
+            pass  # generated: reader and writer
+
+        return Program(attention, masks, movement)(q, k, v, mask, out)
 
     return flash_attention
 
@@ -133,7 +183,8 @@ class FlashAttention:
         q2, k2, v2 = (t.to(torch.bfloat16).reshape(layout).contiguous() for t in (q, k, v))
         out = torch.zeros(layout, dtype=torch.bfloat16)
         if self.kernel == "implicit":
-            self.artifact.run([q2, k2, v2, out])
+            scratch = torch.zeros(_mask_block(self.q_chunk, self.k_chunk), dtype=torch.bfloat16)
+            self.artifact.run([q2, k2, v2, scratch, out])
         else:
             self.artifact.run([q2, k2, v2, _mask(self.causal, self.q_chunk, self.k_chunk), out])
         return out.reshape(self.shape)
@@ -161,21 +212,32 @@ def _layout(shape, kernel: str) -> tuple[int, ...]:
     return (batch * heads * seq_len, head_dim)
 
 
+def _mask_block(q_chunk: int, k_chunk: int) -> tuple[int, int]:
+    """The implicit kernel's `mask`: the tensor giving its CB a block, never read (the
+    kernel fills the block with the causal mask itself)."""
+    return (q_chunk, k_chunk)
+
+
 def _mask(causal: bool, q_chunk: int, k_chunk: int) -> torch.Tensor:
     if causal:
         return explicit.causal_mask_band(q_chunk, k_chunk)
     return torch.zeros(TILE, TILE, dtype=torch.bfloat16)
 
 
-def implicit_grid(shape, q_chunk: int, grid) -> tuple[int, int]:
+def implicit_grid(shape, q_chunk: int, grid, paired: bool = False) -> tuple[int, int]:
     """The cores the implicit kernel splits the work over: as many grid rows as divide
-    the heads, as many columns as divide the Q chunks (each core gets the same work)."""
+    the heads, as many columns as divide the Q chunks (each core gets the same number);
+    `paired` (causal), as many as divide half of them when there are enough for every
+    column to take two, a short and a long row of the triangle."""
     batch, heads, seq_len, _ = shape
 
     def divisor(n: int, at_most: int) -> int:
         return max(d for d in range(1, at_most + 1) if n % d == 0)
 
-    return divisor(batch * heads, grid[0]), divisor(seq_len // q_chunk, grid[1])
+    q_chunks = seq_len // q_chunk
+    if paired and q_chunks % 2 == 0 and q_chunks >= 2 * grid[1]:
+        q_chunks //= 2
+    return divisor(batch * heads, grid[0]), divisor(q_chunks, grid[1])
 
 
 def compile_flash_attention(
@@ -191,8 +253,9 @@ def compile_flash_attention(
     kv_dtype="bfloat16",
 ) -> FlashAttention:
     """Compiles FlashAttention for q, k, v of `shape` [B, H, S, D] with `kernel` (one of
-    KERNELS; default: implicit, explicit when causal). An explicit chunk
-    size that cannot work raises ValueError. Chunk sizes left as None follow what the
+    KERNELS; default implicit). An explicit chunk
+    size that cannot work raises ValueError; the implicit kernel's causal diagonal is
+    one K/V chunk, so it takes q_chunk == k_chunk. Chunk sizes left as None follow what the
     cost model rewards (bench/flash_attention.py): the largest Q chunk that gives every
     core a unit (causal: two, a short and a long row of the triangle, if Q chunks
     stay >= 64 rows), and the largest K chunk that fits L1 (causal: 128 or the Q
@@ -202,10 +265,13 @@ def compile_flash_attention(
     batch, heads, seq_len, head_dim = shape
     grid = tuple(grid)
     _check_shape(shape, grid)
-    kernel = kernel or ("explicit" if causal else "implicit")
-    if kernel not in KERNELS or (causal and kernel == "implicit"):
+    kernel = kernel or "implicit"
+    if kernel not in KERNELS:
+        raise ValueError(f"kernel={kernel!r}: choose one of {KERNELS}")
+    if causal and kernel == "implicit" and q_chunk and k_chunk and q_chunk != k_chunk:
         raise ValueError(
-            f"kernel={kernel!r}: choose one of {KERNELS}; causal attention needs 'explicit'"
+            f"q_chunk={q_chunk}, k_chunk={k_chunk}: the implicit kernel's causal diagonal is "
+            "one K/V chunk, so it needs q_chunk == k_chunk"
         )
     scale = 1.0 / math.sqrt(head_dim) if scale is None else float(scale)
     cores = grid[0] * grid[1]
@@ -226,9 +292,11 @@ def compile_flash_attention(
             k_options = sorted(k_options, key=lambda c: (c > diagonal_width, -c))
         for k_size in k_options:
             if kernel == "implicit":
-                cores = implicit_grid(shape, q_size, grid)
+                if causal and k_size != q_size:
+                    continue
+                cores = implicit_grid(shape, q_size, grid, paired=causal)
                 compiled = flash_attention_kernel(
-                    cores, q_size, k_size, head_dim, fp32_dest_acc, kv_dtype
+                    cores, q_size, k_size, head_dim, fp32_dest_acc, kv_dtype, causal
                 )
                 params = {"scale": scale}
             else:
@@ -317,7 +385,7 @@ def _chunk_options(name: str, chunk: int | None, seq_len: int) -> list[int]:
 def _specs(shape, causal: bool, q_chunk: int, k_chunk: int, kernel: str) -> list[TensorSpec]:
     tensor = TensorSpec(_layout(shape, kernel))
     if kernel == "implicit":
-        return [tensor] * 4
+        return [tensor] * 3 + [TensorSpec(_mask_block(q_chunk, k_chunk)), tensor]
     mask_shape = tuple(_mask(causal, q_chunk, k_chunk).shape)
     return [tensor] * 3 + [TensorSpec(mask_shape), tensor]
 

@@ -190,6 +190,7 @@ DeviceDescription load_device_description(const std::string& path) {
   noc.write_noc = static_cast<int>(toml.count("noc.write_noc"));
   if (noc.read_noc > 1 || noc.write_noc > 1) fail_setup(path + ": noc.read_noc and noc.write_noc are 0 or 1");
   noc.issue_cycles = toml.count("noc.issue_cycles");
+  noc.write_issue_cycles = toml.count("noc.write_issue_cycles");
   noc.message_cycles = toml.count("noc.message_cycles");
   noc.dram_read_bytes_per_cycle = toml.number("noc.dram_read_bytes_per_cycle");
   noc.dram_read_latency_cycles = toml.count("noc.dram_read_latency_cycles");
@@ -205,6 +206,7 @@ DeviceDescription load_device_description(const std::string& path) {
   noc.multicast_latency_cycles = toml.count("noc.multicast_latency_cycles");
   noc.multicast_linked_gap_cycles = toml.count("noc.multicast_linked_gap_cycles");
   noc.multicast_unlinked_gap_cycles = toml.count("noc.multicast_unlinked_gap_cycles");
+  noc.write_response_cycles = toml.count("noc.write_response_cycles");
   toml.check_all_used("noc");
 
   CostTable& cost = device.cost;
@@ -228,6 +230,7 @@ DeviceDescription load_device_description(const std::string& path) {
       {"sfpu_where_tile", &cost.sfpu_where_tile},
       {"sfpu_copy_dest_tile", &cost.sfpu_copy_dest_tile},
       {"init", &cost.init},
+      {"reconfig", &cost.reconfig},
       {"tile_regs_sync", &cost.tile_regs_sync},
       {"cb_call", &cost.cb_call},
       {"semaphore_call", &cost.semaphore_call},

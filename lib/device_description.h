@@ -36,6 +36,7 @@ struct CostTable {
   uint64_t sfpu_copy_dest_tile;
   double pack_bytes_per_cycle;
   uint64_t init;
+  uint64_t reconfig;  // a data-format reconfiguration site
   uint64_t tile_regs_sync;
   uint64_t cb_call;
   uint64_t semaphore_call;
@@ -49,7 +50,8 @@ struct NocParameters {
   uint32_t max_packet_bytes;
   uint64_t hop_cycles;
   int read_noc, write_noc;
-  uint64_t issue_cycles;
+  uint64_t issue_cycles;        // a read, an atomic or a semaphore message
+  uint64_t write_issue_cycles;  // a write or a multicast write
   uint64_t message_cycles;
   double dram_read_bytes_per_cycle;
   uint64_t dram_read_latency_cycles;
@@ -65,6 +67,8 @@ struct NocParameters {
   uint64_t multicast_latency_cycles;
   uint64_t multicast_linked_gap_cycles;
   uint64_t multicast_unlinked_gap_cycles;
+  // Cycles the sender's NoC port takes per write response (one per destination).
+  uint64_t write_response_cycles;
 };
 
 struct DeviceDescription {

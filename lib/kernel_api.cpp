@@ -254,11 +254,24 @@ void tile_regs_release() {
 
 void init(InitKind kind) {
   static const char* const names[] = {"compute_kernel_hw_startup", "copy_init", "matmul_init", "reduce_init",
-                                      "add/sub/mul_init", "bcast init", "transpose_init", "SFPU op init",
-                                      "pack_reconfig_data_format"};
+                                      "add/sub/mul_init", "bcast init", "transpose_init", "SFPU op init"};
   TracedCall traced(names[static_cast<int>(kind)]);
   compute_core(names[static_cast<int>(kind)]);
   scheduler().advance(costs().init);
+}
+
+void reconfig_data_format(const char* call, int32_t first_old, int32_t first_new, int32_t second_old,
+                          int32_t second_new) {
+  TracedCall traced(call);
+  Core& core = compute_core(call);
+  auto changes = [&](int32_t old_cb, int32_t new_cb) {
+    if (new_cb == kNoCB) return false;
+    DataFormat format = core.cb(static_cast<uint32_t>(new_cb), call).format();
+    return old_cb == kNoCB || core.cb(static_cast<uint32_t>(old_cb), call).format() != format;
+  };
+  bool first = changes(first_old, first_new);
+  bool second = changes(second_old, second_new);
+  if (first || second) scheduler().advance(costs().reconfig);
 }
 
 // tt-metal 0.81.1 sets the B transpose in matmul_init, not per matmul_tiles.
@@ -550,7 +563,7 @@ void noc_write(uint32_t src_l1_addr, uint64_t dst_noc_addr, uint32_t size) {
   thread.writes_done_at = std::max(thread.writes_done_at, done);
   trace_noc_transfer(thread.core->index(), false, target.kind == NocAddress::Kind::Dram ? static_cast<int>(target.bank) : -1,
                      now, done);
-  scheduler().advance(device().description().noc.issue_cycles);
+  scheduler().advance(device().description().noc.write_issue_cycles);
 }
 
 void noc_write_multicast(uint32_t src_l1_addr, uint64_t dst_mcast_addr, uint32_t size, uint32_t num_dests,
@@ -573,7 +586,7 @@ void noc_write_multicast(uint32_t src_l1_addr, uint64_t dst_mcast_addr, uint32_t
   thread.writes_in_flight.push_back({const_cast<uint8_t*>(source), size, done, {}});
   thread.writes_done_at = std::max(thread.writes_done_at, done);
   trace_noc_transfer(thread.core->index(), false, -1, scheduler().now(), done);
-  scheduler().advance(device().description().noc.issue_cycles);
+  scheduler().advance(device().description().noc.write_issue_cycles);
 }
 
 void noc_read_barrier() {
@@ -625,6 +638,33 @@ void charge_helper(const char* helper) {
     scheduler().advance(costs().fill_uniform_tile);
   } else {
     kernel_error((std::string("TTLANG_MODELED_COST: no cost for helper '") + helper + "'").c_str());
+  }
+}
+
+namespace {
+std::string tile_list(const int32_t* values, uint32_t rank, const char* separator) {
+  std::string text;
+  for (uint32_t d = 0; d < rank; ++d) text += (d ? separator : "") + std::to_string(values[d]);
+  return text;
+}
+}  // namespace
+
+void check_tile_block(const char* tensor, const char* source, const int32_t* values, uint32_t count) {
+  uint32_t rank = count ? static_cast<uint32_t>(values[0]) : 0;
+  if (count == 0 || count != 1 + 3 * rank) fail("TTLANG_CHECK_TILE_BLOCK: malformed arguments");
+  const int32_t* block = values + 1;
+  const int32_t* shape = block + rank;
+  const int32_t* index = shape + rank;
+  for (uint32_t d = 0; d < rank; ++d) {
+    if (index[d] >= 0 && index[d] <= shape[d] - block[d]) continue;
+    std::string where = index[d] < 0 ? "starts at tile " + std::to_string(index[d])
+                                     : "covers tiles " + std::to_string(index[d]) + ".." +
+                                           std::to_string(index[d] + block[d] - 1);
+    fail_at(source, "a transfer of a " + tile_list(block, rank, "x") + "-tile block at tile index [" +
+                        tile_list(index, rank, ", ") + "] of `" + tensor + "` (" + tile_list(shape, rank, "x") +
+                        " tiles) leaves the tensor: in dim " + std::to_string(d) + " it " + where + " of 0.." +
+                        std::to_string(shape[d] - 1) +
+                        " (pages are numbered row-major: past a row's end are the next row's tiles)");
   }
 }
 

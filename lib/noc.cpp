@@ -116,6 +116,7 @@ uint64_t NocTiming::dram_write(int core, uint32_t bank, uint32_t bytes, uint64_t
   // A write shorter than a DRAM burst keeps the next write waiting as long as a burst.
   if (bytes < params_.dram_burst_bytes)
     port_out_free_[core] = std::max(port_out_free_[core], end - busy + params_.dram_partial_write_cycles);
+  end = std::max(end, responses(core, 1, now));
   arrive(core, end, hops(noc, cores_[core], banks_[bank]));
   return cycles(end) + params_.dram_write_latency_cycles +
          params_.hop_cycles * round_trip_hops(noc, cores_[core], banks_[bank]);
@@ -133,6 +134,7 @@ uint64_t NocTiming::core_write(int core, int target, uint32_t bytes, uint64_t no
   const int noc = params_.write_noc;
   double end = stream(port_out_free_[core], nullptr, 0, route(noc, cores_[core], cores_[target]),
                       bytes / path_rate(params_.core_write_bytes_per_cycle, params_), now);
+  end = std::max(end, responses(core, 1, now));
   arrive(core, end, hops(noc, cores_[core], cores_[target]));
   return cycles(end) + params_.core_write_latency_cycles +
          params_.hop_cycles * round_trip_hops(noc, cores_[core], cores_[target]);
@@ -159,8 +161,15 @@ uint64_t NocTiming::multicast_write(int core, const std::vector<int>& targets, u
   double busy = bytes / path_rate(params_.multicast_bytes_per_cycle, params_) + (packets - 1) * gap;
   double end = stream(port_out_free_[core], nullptr, 0, multicast_links_, busy, now);
   port_out_free_[core] += gap;
+  end = std::max(end, responses(core, static_cast<uint32_t>(targets.size()), now));
   arrive(core, end, farthest_one_way);
   return cycles(end) + params_.multicast_latency_cycles + params_.hop_cycles * farthest;
+}
+
+double NocTiming::responses(int core, uint32_t destinations, uint64_t now) {
+  double& port = port_in_free_[core];
+  port = std::max(port, static_cast<double>(now)) + static_cast<double>(destinations * params_.write_response_cycles);
+  return port;
 }
 
 void NocTiming::arrive(int core, double end, int one_way_hops) {

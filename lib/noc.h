@@ -15,6 +15,8 @@
 // Each resource serves its transfers in issue order, one at a time, and a transfer is
 // through when its busiest resource is, so transfers sharing a link queue behind each
 // other (two cores reading through one link take twice as long).
+// A write also holds the writer's port for one response per destination (multicasts:
+// every core of the rectangle but the sender).
 // It completes a latency later: a fixed part per path plus hop_cycles per hop of the
 // round trip (request or acknowledgement and data).
 #pragma once
@@ -67,11 +69,15 @@ class NocTiming {
   const std::vector<int>& route(int noc, Position from, Position to);
   int hops(int noc, Position from, Position to) const;
   int round_trip_hops(int noc, Position from, Position to) const;
+  // Every destination of a (non-posted) write answers with a response packet, which
+  // the writer's NoC port takes one at a time (write_response_cycles each, from `now`);
+  // returns when the last is taken. Small multicasts to many cores are bound by it.
+  double responses(int core, uint32_t destinations, uint64_t now);
+  // Records when the data of a write that left `core` at `end` arrives.
+  void arrive(int core, double end, int one_way_hops);
   // Occupies `port` and `links` for `busy` cycles and `bank` (when given) for
   // `bank_busy`, each from when it is free (and not before `now`); returns when the
   // data is through all of them.
-  // Records when the data of a write that left `core` at `end` arrives.
-  void arrive(int core, double end, int one_way_hops);
   double stream(double& port, double* bank, double bank_rate, const std::vector<int>& links, double busy,
                 uint64_t now);
 

@@ -41,7 +41,7 @@ enum class SfpuUnary : uint8_t {
 };
 enum class SfpuBinary : uint8_t { Add, Sub, Mul, Div, Max, Min };
 // Cost-only operations: configuration calls that reprogram the unpacker/math/packer.
-enum class InitKind : uint8_t { HwStartup, Copy, Matmul, Reduce, Binary, Bcast, Transpose, Sfpu, Pack };
+enum class InitKind : uint8_t { HwStartup, Copy, Matmul, Reduce, Binary, Bcast, Transpose, Sfpu };
 
 [[noreturn]] void kernel_error(const char* message);
 
@@ -67,6 +67,14 @@ void tile_regs_commit();
 void tile_regs_wait();
 void tile_regs_release();
 void init(InitKind kind);
+// A data-format reconfiguration `call` of the unpackers (`first` = srcA, `second` =
+// srcB) or of the packer (`first`): each slot given a new CB (>= 0) takes that CB's
+// format. With its old CB given (tt-metal's (old, new) overloads) a slot changes only
+// when the two CBs' formats differ. Charged cost.reconfig when a slot changes (an
+// unconditional call always changes its slots).
+constexpr int32_t kNoCB = -1;
+void reconfig_data_format(const char* call, int32_t first_old, int32_t first_new, int32_t second_old,
+                          int32_t second_new);
 // matmul_init's B-transpose flag, kept per core until its next matmul_init.
 void set_matmul_transpose(bool transpose_b);
 bool matmul_transpose();
@@ -115,5 +123,11 @@ void semaphore_set_multicast(uint32_t src_l1_addr, uint64_t dst_mcast_addr, uint
 // A helper function the generated source defines (a call tt-metal lacks) charges its
 // modeled time through TTLANG_MODELED_COST(name): its stores to L1 cost nothing else.
 void charge_helper(const char* helper);
+// The compiler's check of a transfer's block against its tensor (TTLANG_CHECK_TILE_BLOCK,
+// dataflow_api.h): `values` are the rank r, the block's r extents in tiles, the tensor's
+// r extents, then the block's r first-tile indices. Fails naming `tensor`, the DSL line
+// `source` and the index when the block leaves the tensor in some dimension. Costs nothing:
+// hardware runs no such check.
+void check_tile_block(const char* tensor, const char* source, const int32_t* values, uint32_t count);
 
 }  // namespace ttemu

@@ -22,14 +22,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import FileLineColLoc, ModuleOp
+from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 
 from ttlang.dialects import register_dialects
 from ttlang.pipeline import build_pipeline, pass_factories
 from ttlang.runtime.program import Program
 from ttlang.conversion.program_builder import CBBudgetError, build_program
-from ttlang.transforms.diagnostics import PassError, PassInvariantError
+from ttlang.transforms.diagnostics import PassError, PassInvariantError, source_location
 
 DEFAULT_PIPELINE: tuple[str, ...] = (
     "d2m-generate-datamovement",
@@ -76,12 +76,8 @@ class CompileError(Exception):
 
 def _location(op: Operation | None) -> str | None:
     """`file:line:col` of `op` or of its closest located ancestor."""
-    while op is not None:
-        if isinstance(op.location, FileLineColLoc):
-            loc = op.location
-            return f"{loc.filename.data}:{loc.line.data}:{loc.column.data}"
-        op = op.parent_op()
-    return None
+    loc = source_location(op)
+    return None if loc is None else f"{loc.filename.data}:{loc.line.data}:{loc.column.data}"
 
 
 def make_context() -> Context:

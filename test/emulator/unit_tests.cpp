@@ -197,6 +197,27 @@ void test_noc_link_contention() {
   CHECK(other_row == one);
 }
 
+// A write is acknowledged by a response from each destination, which the writer's port
+// takes one per write_response_cycles: a small multicast to 24 cores is bound by its
+// 24 responses, not by its one flit of data, and the next one queues behind them.
+void test_multicast_responses() {
+  const NocParameters& p = n150().noc;
+  std::vector<std::pair<int, int>> positions;
+  for (int y = 1; y <= 5; ++y)
+    for (int x : {1, 2, 3, 4, 6}) positions.emplace_back(x, y);  // logical 5x5 from (0, 0)
+  std::vector<int> targets;
+  for (int core = 1; core < 25; ++core) targets.push_back(core);
+  NocTiming noc(n150(), positions);
+  uint64_t first = noc.multicast_write(0, targets, 32, true, 0);
+  uint64_t second = noc.multicast_write(0, targets, 32, true, 0);
+  CHECK(second - first == 24 * p.write_response_cycles);
+  // The same multicast to 3 cores is bound by its data and the linked gap instead.
+  NocTiming few(n150(), positions);
+  uint64_t a = few.multicast_write(0, {1, 5, 6}, 32, true, 0);
+  uint64_t b = few.multicast_write(0, {1, 5, 6}, 32, true, 0);
+  CHECK(b - a >= p.multicast_linked_gap_cycles && b - a <= p.multicast_linked_gap_cycles + 2);
+}
+
 void test_device_descriptions() {
   // The n150's logical cores sit at the Tensix NoC positions of tt-metal's soc descriptor.
   CHECK(n150().compute_rows == 8 && n150().compute_cols == 8);
@@ -237,6 +258,10 @@ void cost_probe_compute() {
   ::cb_wait_front(0, 2);
   measure("tile_regs_acquire", [] { ttemu::tile_regs_acquire(); });
   measure("init", [] { ttemu::init(InitKind::Matmul); });
+  // srcA from bf16 CB 0 to bfp8_b CB 2 changes a format; from CB 0 to bf16 CB 1 none.
+  measure("reconfig_data_format_srca(old, new)", [] { ttemu::reconfig_data_format("srca", 0, 2, kNoCB, kNoCB); });
+  measure("reconfig_data_format_srca(same format)", [] { ttemu::reconfig_data_format("srca", 0, 1, kNoCB, kNoCB); });
+  measure("pack_reconfig_data_format(new)", [] { ttemu::reconfig_data_format("pack", kNoCB, 1, kNoCB, kNoCB); });
   measure("copy_tile", [] { ttemu::copy_tile(0, 0, 0); });
   measure("matmul_tiles", [] { ttemu::matmul_tiles(0, 0, 0, 1, 1, false); });
   measure("add_tiles", [] { ttemu::binary_tiles(BinaryOp::Add, Broadcast::None, 0, 0, 0, 1, 2, false); });
@@ -268,6 +293,7 @@ void test_api_call_costs() {
   Device device(config, n150());
   device.add_cb(0, 2, 2048, DataFormat::Float16_b);
   device.add_cb(1, 1, 2048, DataFormat::Float16_b);
+  device.add_cb(2, 1, 1088, DataFormat::Bfp8_b);
   device.add_kernel({"probe_reader", ThreadKind::Reader, cost_probe_reader});
   device.add_kernel({"probe_compute", ThreadKind::Compute, cost_probe_compute});
   device.run();
@@ -276,6 +302,9 @@ void test_api_call_costs() {
   const std::vector<std::pair<std::string, uint64_t>> expected = {
       {"tile_regs_acquire", c.tile_regs_sync},
       {"init", c.init},
+      {"reconfig_data_format_srca(old, new)", c.reconfig},
+      {"reconfig_data_format_srca(same format)", 0},
+      {"pack_reconfig_data_format(new)", c.reconfig},
       {"copy_tile", c.copy_tile},
       {"matmul_tiles", std::max(c.matmul_tile_per_phase * phases, c.matmul_tile_floor_bf16)},
       {"add_tiles", c.eltwise_add_tile},
@@ -303,11 +332,13 @@ void test_api_call_costs() {
                    static_cast<unsigned long long>(g_call_costs[i].second),
                    static_cast<unsigned long long>(expected[i].second));
   // The bf16 matmul floor (fitted on GEMM_FLOPS) is what a HiFi2 tile costs; 43 today.
-  CHECK(g_call_costs[3].second == 43);
+  CHECK(g_call_costs[6].second == 43);
+  // A data-format reconfiguration site: ~70 cycles in SDPA's counters (tt-metal #56692).
+  CHECK(g_call_costs[2].second == 70);
 }
 
 // A NoC command costs its issue cycles on the issuing thread; the transfer runs on.
-uint64_t g_issue_cost = 0;
+uint64_t g_issue_cost = 0, g_write_issue_cost = 0;
 void issue_probe_kernel() {
   Scheduler& clock = Device::active().scheduler();
   uint32_t page = get_write_ptr(0);
@@ -315,6 +346,10 @@ void issue_probe_kernel() {
   noc_async_read(get_noc_addr(0, 0, page + 1024), page, 1024);
   g_issue_cost = clock.now() - before;
   noc_async_read_barrier();
+  before = clock.now();
+  noc_async_write(page, get_noc_addr(0, 0, page + 1024), 1024);
+  g_write_issue_cost = clock.now() - before;
+  noc_async_write_barrier();
 }
 
 void test_noc_issue_cost() {
@@ -324,6 +359,7 @@ void test_noc_issue_cost() {
   device.add_kernel({"issue", ThreadKind::Reader, issue_probe_kernel});
   device.run();
   CHECK(g_issue_cost == n150().noc.issue_cycles);
+  CHECK(g_write_issue_cost == n150().noc.write_issue_cycles);
 }
 
 void test_dst_capacity_and_protocol() {
@@ -466,6 +502,23 @@ void test_deadlock_is_reported() {
      "cb_wait_front wants 1 page(s), 0 available\n  core (0,1) writer [kernel 'stuck']");
 }
 
+// The compiler's per-dimension check of a transfer's block (TTLANG_CHECK_TILE_BLOCK):
+// rank, block extents, tensor extents, then the block's first tile in each dimension.
+void test_tile_block_check() {
+  uint32_t row = 0, col = 1;
+  TTLANG_CHECK_TILE_BLOCK("x", "k.py:7", 2, 1, 2, 2, 3, row, col);  // tiles 1..2 of a 3-tile row: inside
+  TTLANG_CHECK_TILE_BLOCK("x", "k.py:7", 2, 2, 3, 2, 3, 0, 0);      // the whole tensor
+  // tiles 2..3 of a 3-tile row: page 3 exists (it is row 1's first tile), so only the
+  // per-dimension check sees it
+  check_fails_with([] { TTLANG_CHECK_TILE_BLOCK("x", "k.py:7", 2, 1, 2, 2, 3, 0, 2); },
+                   "ttemu location: k.py:7\nttemu error: k.py:7: a transfer of a 1x2-tile block at tile index [0, 2] "
+                   "of `x` (2x3 tiles) leaves the tensor: in dim 1 it covers tiles 2..3 of 0..2");
+  uint32_t minus_one = 0xffffffffu;  // a run-time index computed below zero in uint32_t
+  check_fails_with([=] { TTLANG_CHECK_TILE_BLOCK("q", "", 4, 1, 1, 1, 4, 1, 8, 2, 4, 0, 7, minus_one, 0); },
+                   "ttemu error: a transfer of a 1x1x1x4-tile block at tile index [0, 7, -1, 0] of `q` "
+                   "(1x8x2x4 tiles) leaves the tensor: in dim 2 it starts at tile -1 of 0..1");
+}
+
 void test_scheduler_runs_earliest_first() {
   Scheduler scheduler;
   std::vector<int> order;
@@ -493,6 +546,7 @@ int main() {
   test_cost_table();
   test_device_descriptions();
   test_noc_link_contention();
+  test_multicast_responses();
   test_api_call_costs();
   test_noc_issue_cost();
   test_dst_capacity_and_protocol();
@@ -501,5 +555,6 @@ int main() {
   test_cb_hand_off_carries_time();
   test_core_to_core_write_read_and_semaphore();
   test_deadlock_is_reported();
+  test_tile_block_check();
   return finish_checks("emulator unit tests");
 }

@@ -10,8 +10,3 @@ template <bool out_of_order_output = false>
 ALWI void pack_tile(uint32_t ifrom_dst, uint32_t icb, std::uint32_t output_tile_index = 0) {
   ttemu::pack_tile(ifrom_dst, icb, output_tile_index, out_of_order_output);
 }
-ALWI void pack_reconfig_data_format(uint32_t new_ocb) { (void)new_ocb; ttemu::init(ttemu::InitKind::Pack); }
-ALWI void pack_reconfig_data_format(uint32_t old_ocb, uint32_t new_ocb) {
-  (void)old_ocb, (void)new_ocb;
-  ttemu::init(ttemu::InitKind::Pack);
-}

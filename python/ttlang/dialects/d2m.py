@@ -43,6 +43,7 @@ from xdsl.dialects.builtin import (
     IntAttr,
     IntegerAttr,
     MemRefType,
+    StringAttr,
     TensorType,
     i32,
 )
@@ -252,7 +253,10 @@ class GenericOp(IRDLOperation):
     above: DMA ops name the generic's operands (the DRAM tensors) directly.
     `block_factors` gives the blocks per loop dimension; `indexing_maps` (one per
     operand) and `iterator_types`, when present, describe the iteration space as in
-    linalg.generic.
+    linalg.generic. `loop_bounds` (one map per loop dim, of the loop dims) bounds a
+    dim's blocks by a function of the dims outside it (a map with no result: the whole
+    extent); `deal` says how a grid dim's blocks are dealt to its cores
+    ("contiguous", the default, or "serpentine"). d2m-generate-datamovement reads them.
     """
 
     name = "d2m.generic"
@@ -264,6 +268,8 @@ class GenericOp(IRDLOperation):
     block_factors = prop_def(ArrayAttr[IntegerAttr[I64]])
     indexing_maps = opt_prop_def(ArrayAttr[AffineMapAttr])
     iterator_types = opt_prop_def(ArrayAttr[IteratorTypeAttr])
+    loop_bounds = opt_prop_def(ArrayAttr[AffineMapAttr])
+    deal = opt_prop_def(StringAttr)
     threads = prop_def(ArrayAttr[ThreadAttr])
 
     thread_regions = var_region_def("single_block")
@@ -281,6 +287,8 @@ class GenericOp(IRDLOperation):
         thread_regions: Sequence[Region],
         indexing_maps: ArrayAttr[AffineMapAttr] | None = None,
         iterator_types: ArrayAttr[IteratorTypeAttr] | None = None,
+        loop_bounds: ArrayAttr[AffineMapAttr] | None = None,
+        deal: str | None = None,
     ):
         super().__init__(
             operands=[inputs, outputs],
@@ -290,6 +298,8 @@ class GenericOp(IRDLOperation):
                 "threads": ArrayAttr(ThreadAttr(t) for t in threads),
                 "indexing_maps": indexing_maps,
                 "iterator_types": iterator_types,
+                "loop_bounds": loop_bounds,
+                "deal": StringAttr(deal) if deal is not None else None,
             },
             regions=[thread_regions],
         )
@@ -420,6 +430,33 @@ class GenericOp(IRDLOperation):
                 f"has {len(self.iterator_types)} iterator types but "
                 f"{loop_rank} loop dimensions; it needs one per dimension."
             )
+        self._verify_loop_bounds(loop_rank)
+
+    DEALS: ClassVar[tuple[str, ...]] = ("contiguous", "serpentine")
+
+    def _verify_loop_bounds(self, loop_rank: int) -> None:
+        if self.deal is not None and self.deal.data not in self.DEALS:
+            raise VerifyException(f"deal must be one of {list(self.DEALS)}, but is {self.deal.data!r}.")
+        if self.loop_bounds is None:
+            return
+        bounds = [b.data for b in self.loop_bounds.data]
+        if len(bounds) != loop_rank:
+            raise VerifyException(
+                f"has {len(bounds)} loop bounds but {loop_rank} loop dimensions; it needs "
+                "one map per dimension (no result: the whole extent)."
+            )
+        for dim, bound in enumerate(bounds):
+            if bound.num_dims != loop_rank or len(bound.results) > 1:
+                raise VerifyException(
+                    f"loop bound {dim} must be a map of the {loop_rank} loop dimensions with "
+                    f"at most one result, but is {bound}."
+                )
+            used = bound.used_dims()
+            if any(d >= dim for d in used):
+                raise VerifyException(
+                    f"loop bound {dim} ({bound}) may use only the loop dimensions outside "
+                    f"d{dim}, but uses d{max(used)}."
+                )
 
 
 def _parse_operand_group(parser: Parser, keyword: str) -> list[SSAValue]:
@@ -1268,6 +1305,33 @@ class GridSizeOp(_GridQueryOp):
 
 
 @irdl_op_definition
+class BlockIndexOp(IRDLOperation):
+    """The block index along loop dimension `dim` of this core's `n`th block along it:
+    where the core's share of the dim begins plus `n` for a contiguous deal, the
+    serpentine deal's formula for a serpentine one, `n` itself for a dim no grid dim
+    splits. d2m-generate-datamovement replaces it by that arithmetic on
+    `d2m.core_index`, in every thread of the generic."""
+
+    name = "d2m.block_index"
+
+    dim = prop_def(IntegerAttr[I64])
+    n = operand_def(IndexType)
+    result = result_def(IndexType)
+
+    assembly_format = "`(` $dim `)` $n attr-dict"
+    traits = traits_def(Pure())
+
+    def __init__(self, dim: int, n: SSAValue):
+        super().__init__(
+            operands=[n], properties={"dim": IntegerAttr(dim, 64)}, result_types=[IndexType()]
+        )
+
+    def verify_(self) -> None:
+        if self.dim.value.data < 0:
+            raise VerifyException(f"takes a loop dimension >= 0, but got {self.dim.value.data}.")
+
+
+@irdl_op_definition
 class IterIndexOp(_IndexQueryOp):
     """The current block index along loop dimension `dim` of the enclosing generic."""
 
@@ -1330,6 +1394,7 @@ D2M = Dialect(
         CoreIndexOp,
         GridSizeOp,
         IterIndexOp,
+        BlockIndexOp,
     ],
     [CBType, MemTxType, SemaphoreType, ThreadAttr, ReduceDimAttr, BcastKindAttr, EngineAttr],
 )

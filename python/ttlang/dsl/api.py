@@ -161,6 +161,13 @@ def core_index(dim: int):
     raise _outside_thread("core_index")
 
 
+def block_index(dim: int, n):
+    """The block index along loop dim `dim` of the kernel's iteration space
+    (`indexing_maps`) of this core's `n`th block along it, as the compiler deals blocks
+    to cores (`deal`; docs/dsl.md, "Implicit operands")."""
+    raise _outside_thread("block_index")
+
+
 def grid_size(dim: int):
     """The number of cores of the grid along `dim` (0: rows, 1: columns)."""
     raise _outside_thread("grid_size")

@@ -286,6 +286,76 @@ def iteration_space(
     return maps, [IteratorType(t) for t in iterator_types]
 
 
+@dataclass(frozen=True)
+class _BoundExpr:
+    """A loop dim expression while tracing a loop bound: `+ - * // %` with ints, as
+    AffineExpr's, except `int - expr`, which xdsl computes as `expr - int`."""
+
+    expr: AffineExpr
+
+    @staticmethod
+    def _of(value: object) -> AffineExpr | int:
+        return value.expr if isinstance(value, _BoundExpr) else value
+
+    def __add__(self, other): return _BoundExpr(self.expr + self._of(other))
+    def __radd__(self, other): return _BoundExpr(self.expr + self._of(other))
+    def __sub__(self, other): return _BoundExpr(self.expr - self._of(other))
+    def __rsub__(self, other): return _BoundExpr(-self.expr + self._of(other))
+    def __neg__(self): return _BoundExpr(-self.expr)
+    def __mul__(self, other): return _BoundExpr(self.expr * self._of(other))
+    def __rmul__(self, other): return _BoundExpr(self.expr * self._of(other))
+    def __floordiv__(self, other): return _BoundExpr(self.expr // self._of(other))
+    def __mod__(self, other): return _BoundExpr(self.expr % self._of(other))
+
+
+def traced_loop_bounds(
+    kernel: ParsedFunction, options: KernelOptions, space: tuple[list[AffineMap], list[IteratorType]] | None
+) -> list[AffineMap] | None:
+    """The kernel's `loop_bounds` as affine maps of the loop dims, one per loop dim (no
+    result: the dim's whole extent); None without bounds. A bound may use only the dims
+    outside its own (d2m.generic's verifier says so at the IR level too)."""
+    if options.loop_bounds is None:
+        return None
+    node = decorator_keyword(kernel, "loop_bounds")
+    if space is None:
+        raise kernel.error(node, "loop_bounds needs indexing_maps beside it")
+    loop_rank = len(space[1])
+    if len(options.loop_bounds) != loop_rank:
+        raise kernel.error(
+            node,
+            f"loop_bounds has {len(options.loop_bounds)} entries, but the indexing maps take "
+            f"{loop_rank} loop dims",
+            "give one entry per loop dim: None (its whole extent) or a callable of the loop dims",
+        )
+    dims = [_BoundExpr(AffineExpr.dimension(d)) for d in range(loop_rank)]
+    bounds = []
+    for dim, bound in enumerate(options.loop_bounds):
+        if bound is None:
+            bounds.append(AffineMap(loop_rank, 0, ()))
+            continue
+        if not callable(bound):
+            raise kernel.error(node, f"loop_bounds[{dim}] is neither None nor a callable")
+        try:
+            result = bound(*dims)
+        except TypeError as error:
+            raise kernel.error(
+                node, f"loop_bounds[{dim}] could not be traced: {error}",
+                "a bound is `+ - *` and `//`, `%` by ints of the loop dims",
+            ) from None
+        result = AffineExpr.constant(result) if isinstance(result, int) else getattr(result, "expr", None)
+        if not isinstance(result, AffineExpr):
+            raise kernel.error(node, f"loop_bounds[{dim}] must return a loop-dim expression or int")
+        inner = [d for d in result.used_dims() if d >= dim]
+        if inner:
+            raise kernel.error(
+                node,
+                f"loop_bounds[{dim}] uses loop dim d{max(inner)}; a dim's bound may use only "
+                "the dims outside it (before it)",
+            )
+        bounds.append(AffineMap(loop_rank, 0, (result,)))
+    return bounds
+
+
 def blocks_per_tensor(
     kernel: ParsedFunction,
     options: KernelOptions,
@@ -479,6 +549,7 @@ class KernelBuilder:
         regions = [self._thread_region(thread) for thread in self.program.threads]
         num_inputs = len(self.tensors) - self.options.num_outs
         maps, iterator_types = self.space or ([], [])
+        bounds = traced_loop_bounds(self.kernel, self.options, self.space)
         generic = d2m.GenericOp(
             inputs=self.dram_operands[:num_inputs],
             outputs=self.dram_operands[num_inputs:],
@@ -490,6 +561,8 @@ class KernelBuilder:
             thread_regions=regions,
             indexing_maps=ArrayAttr(AffineMapAttr(m) for m in maps) if maps else None,
             iterator_types=ArrayAttr(IteratorTypeAttr(t) for t in iterator_types) if maps else None,
+            loop_bounds=ArrayAttr(AffineMapAttr(m) for m in bounds) if bounds else None,
+            deal=self.options.deal if self.options.deal != "contiguous" else None,
         )
         generic.location = kernel_func.location
         entry.add_op(generic)
@@ -1796,6 +1869,13 @@ def _grid_query(op_class: type[Operation], name: str):
     return handler
 
 
+def _block_index(self: ThreadCompiler, node: ast.Call, dim: object, n: object) -> Index:
+    """The intrinsic handler of block_index(dim, n)."""
+    if not isinstance(dim, int) or isinstance(dim, bool) or dim < 0:
+        raise DSLError(f"block_index(dim, n) takes a loop dim (an int >= 0), not {_describe(dim)}")
+    return Index(self.emit(d2m.BlockIndexOp(dim, self.index(n))).results[0])
+
+
 def _block_function(name: str):
     """The intrinsic handler of a block method's free-function spelling (`exp(x)`)."""
 
@@ -1835,6 +1915,7 @@ _INTRINSICS: dict[FunctionType, Callable[..., object]] = {
     api.fill_causal_mask: ThreadCompiler.fill_causal_mask,
     api.core_index: _grid_query(d2m.CoreIndexOp, "core_index"),
     api.grid_size: _grid_query(d2m.GridSizeOp, "grid_size"),
+    api.block_index: _block_index,
     api.fill: ThreadCompiler.fill,
     api.full: ThreadCompiler.full,
     api.zeros: ThreadCompiler.zeros,

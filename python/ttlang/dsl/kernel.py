@@ -36,6 +36,7 @@ from ttlang.dsl.diagnostics import (
     definition_location,
     parse_function,
 )
+from ttlang.dialects.d2m import GenericOp
 from ttlang.dsl.frontend import DATA_TYPES, TensorSpec, build_module, decorator_keyword
 from ttlang.dsl.options import MEMORY_SPACES, KernelOptions, OptionError, freeze
 from ttlang.runtime import ttnn_tensors
@@ -168,6 +169,8 @@ def pykernel_gen(
     block_factors: Sequence | Callable[..., Sequence] | None = None,
     indexing_maps: Sequence[Callable[..., Any]] | None = None,
     iterator_types: Sequence[str] | None = None,
+    loop_bounds: Sequence[Callable[..., Any] | None] | None = None,
+    deal: str = "contiguous",
     num_outs: int = 1,
     memory_space: str = "L1",
     tiled: bool = True,
@@ -189,7 +192,10 @@ def pykernel_gen(
     `lambda m, n, k: (m, k)`, one per tensor) and `iterator_types` ("parallel" /
     "reduction" per loop dim) describe the iteration space of tensors no thread moves
     with `dma` (docs/dsl.md, "Implicit operands"); with them `block_factors` may also
-    give tiles per loop dim (`[2, 1, 4]`). `grid` and `block_factors` may be callables
+    give tiles per loop dim (`[2, 1, 4]`); `loop_bounds` (per loop dim, None or a
+    callable of the loop dims) bounds a dim's blocks by the dims outside it, and
+    `deal` ("contiguous" or "serpentine") says how a grid dim's blocks are dealt to its
+    cores. `grid` and `block_factors` may be callables
     of the kernel's arguments. The last `num_outs` tensors are outputs. `cb_buffers`:
     blocks per CB (one count, or one per tensor). The compute configuration
     (`math_fidelity`, `fp32_dest_acc_en`, `math_approx_mode`, `dst_full_sync_en`) is
@@ -206,6 +212,8 @@ def pykernel_gen(
         "block_factors": block_factors,
         "indexing_maps": indexing_maps,
         "iterator_types": iterator_types,
+        "loop_bounds": loop_bounds,
+        "deal": deal,
         "memory_space": memory_space,
         "tiled": tiled,
         "ttnn_interop": ttnn_interop,
@@ -273,9 +281,16 @@ def _tt_lang_options(given: dict[str, Any], unknown: dict[str, Any]) -> dict[str
             "tiled=False (row-major tensors) is not supported: kernels work on 32x32 tiles",
             "drop the option; pass tensors whose last two dims are multiples of 32",
         )
-    # indexing_maps / iterator_types are checked against the tensors when compiling
-    # (frontend.iteration_space), also at the decorator's keywords.
-    return {"indexing_maps": freeze(given["indexing_maps"]), "iterator_types": freeze(given["iterator_types"])}
+    if given["deal"] not in GenericOp.DEALS:
+        raise OptionError("deal", f"deal={given['deal']!r}: choose one of {list(GenericOp.DEALS)}")
+    # indexing_maps / iterator_types / loop_bounds are checked against the tensors when
+    # compiling (frontend.iteration_space), also at the decorator's keywords.
+    return {
+        "indexing_maps": freeze(given["indexing_maps"]),
+        "iterator_types": freeze(given["iterator_types"]),
+        "loop_bounds": freeze(given["loop_bounds"]),
+        "deal": given["deal"],
+    }
 
 
 def option_error(function: FunctionType, error: OptionError) -> KernelError:

@@ -41,6 +41,11 @@ class KernelOptions:
     # "parallel" / "reduction" per loop dim. None: each tensor is indexed by the grid.
     indexing_maps: tuple | None = None
     iterator_types: tuple[str, ...] | None = None
+    # Per loop dim, None or a callable of the loop dims giving its block count from the
+    # dims outside it (a triangular iteration space); how a grid dim's blocks are dealt
+    # to its cores: "contiguous" or "serpentine".
+    loop_bounds: tuple | None = None
+    deal: str = "contiguous"
     num_outs: int = 1
     memory_space: str = "L1"
     # Blocks each CB holds: one count for all CBs, or one per tensor argument.

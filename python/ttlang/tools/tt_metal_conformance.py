@@ -368,6 +368,11 @@ def example_programs() -> dict[str, Program]:
                 (1, 2, 256, 64), causal=causal, grid=grid, q_chunk=128, k_chunk=64, kernel=kernel
             )
             programs[f"flash_attention_{mask}_{kernel}_{reads}"] = attention.artifact.program
+    # bfp8_b K and V: the compute kernel reconfigures the unpackers' data formats
+    attention = fa.compile_flash_attention(
+        (1, 2, 256, 64), causal=False, grid=(1, 1), q_chunk=128, k_chunk=64, kv_dtype="bfloat8_b"
+    )
+    programs["flash_attention_full_bfp8_kv"] = attention.artifact.program
     return programs
 
 

@@ -19,6 +19,50 @@ by the generic's iteration space (docs/dsl.md, "Implicit operands"):
   (m, n, k), its `out` (m, n) once per (m, n), after the k loop. The compute thread
   must consume (produce) the blocks in that order.
 
+Triangular spaces and dealing: the generic's `loop_bounds` give a loop dim (one no
+grid dim splits) a bound computed from the block indices of the dims outside it
+(causal attention: K/V chunks 0..i for Q chunk i); the generated loop runs to it.
+When a bound above an input shared along a grid dim depends on that dim's loop dim,
+the cores' loops differ: the input is multicast only in the rounds (core-local
+blocks n of the split dim) where, evaluated at compile time for every core, the
+bound does not grow along the grid dim, so the cores reaching a block are the first
+ones; the first core counts them at run time and multicasts to just those (none: no
+handshake). Within a round those cores only shrink, so no receiver signals `ready`
+for a later block early. In the other rounds every core reads its own blocks. `deal =
+"serpentine"` deals a split dim's R blocks per core over G cores in rounds: the
+core's nth block is r·G + G − 1 − x for even n, r·G + x for odd n, r = R − 1 − n
+(with R = 2: 2G − 1 − x, then x: a long and a short row of a triangle). Every
+`d2m.block_index(dim) %n` in the generic's threads becomes that arithmetic.
+
+Before (compute thread of a 1x2-grid triangle: a block i, b blocks 0..i):
+
+    d2m.generic {grid = #ttcore.grid<1x2>, ..., loop_bounds = [(d0, d1) -> (),
+                 (d0, d1) -> (d0 + 1)], deal = "serpentine"} ... {
+      scf.for %n = %c0 to %c2 step %c1 {
+        %x = d2m.wait %a_cb ...
+        %i = d2m.block_index(0) %n
+        %end = arith.addi %i, %c1 : index
+        scf.for %j = %c0 to %end step %c1 { %y = d2m.wait %b_cb ... }
+
+After (`%i` = 2·(1 − n) + (1 − x when n is even, else x); the reader's b loop runs
+to the same bound; in round 0, blocks 3 − x with bounds 4, 3, core 0 multicasts b):
+
+        %r = arith.subi %c1, %n : index
+        %even = arith.remui (arith.addi %n, %c1), %c2 : index
+        ... %i = arith.addi (arith.muli %r, %c2), (x + even · (1 − x − x))
+    }, {
+      scf.for %d0 = %c0 to %c2 step %c1 {
+        ... reserve, dma_read %a[i, 0], push ...
+        scf.for %d1 = %c0 to (i + 1) step %c1 {
+          %blk = d2m.reserve %b_cb ...
+          scf.if (%d0 == 0) {
+            scf.if (x == 0) {
+              dma_read %b[%d1, 0]; %n = [%d1 < core 1's bound]   // receivers
+              scf.if (%n > 0) { semaphore_wait ready, %n; dma_mcast ... mcast[1, %n + 1]; ... }
+            } else { semaphore_inc ready at (y, 0); semaphore_wait valid }
+          } else { dma_read %b[%d1, 0] ... }
+          d2m.push %b_cb
+
 Inputs get a reader: `reserve`, `dma_read` of the block, `dma_wait`, `push` (the reads
 of one loop level are all issued before the first wait). An input whose map does not
 use the loop dim of a grid dim (matmul's `a` has no n: every core of a grid row reads
@@ -94,13 +138,16 @@ of `out`):
 Fails (PassError, at the generic) when the implicit operands do not describe one
 iteration space: a map result other than a loop dim or 0, operands disagreeing on a
 dim's block or extent, a dim no implicit operand spans, an extent the grid and block
-do not divide, or a grid dim with no parallel loop dim.
+do not divide, a grid dim with no parallel loop dim, a bound on a split dim or
+outside [0, the dim's blocks] at some block index; and at a `d2m.block_index` in a
+generic without implicit operands or past its loop dims.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from itertools import product
 from math import prod
 
 from xdsl.context import Context
@@ -108,12 +155,20 @@ from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import (
     ArrayAttr,
     IndexType,
+    IntegerType,
     IntegerAttr,
     MemRefType,
     ModuleOp,
 )
 from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue
-from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineMap
+from xdsl.ir.affine import (
+    AffineBinaryOpExpr,
+    AffineBinaryOpKind,
+    AffineConstantExpr,
+    AffineDimExpr,
+    AffineExpr,
+    AffineMap,
+)
 from xdsl.passes import ModulePass
 
 from ttlang.dialects import d2m
@@ -134,16 +189,33 @@ class Stream:
     indexing_map: AffineMap
     depth: int
     shared_grid_dims: tuple[int, ...]
+    # multicast only in these core-local blocks of the split loop dim `round_dim`, to the
+    # first cores whose bounded loops reach the block (None: always, to every core)
+    rounds: tuple[int, ...] | None = None
+    round_dim: int | None = None
+
+    @property
+    def sharing(self) -> tuple[tuple[int, ...], tuple[int, ...] | None]:
+        """Streams with the same sharing share a handshake (and its semaphores)."""
+        return self.shared_grid_dims, self.rounds
+
+
+Member = tuple[SSAValue, SSAValue, SSAValue, list[SSAValue]]  # cb, L1 block, source, indices
+Group = tuple[tuple[int, ...], tuple[SSAValue, SSAValue], Sequence[Member]]  # shared dims, semaphores
+Sharing = tuple[tuple[int, ...], tuple[int, ...] | None]  # Stream.sharing
 
 
 @dataclass(frozen=True)
 class IterationSpace:
-    """Per loop dim: tiles per block, blocks per core, and the grid dim splitting it."""
+    """Per loop dim: tiles per block, blocks per core, the grid dim splitting it and
+    its bound (None: all its blocks); how split dims are dealt to cores."""
 
     block: tuple[int, ...]
     blocks_per_core: tuple[int, ...]
     grid_dim_of: dict[int, int]  # loop dim -> grid dim
     grid: tuple[int, int]
+    bounds: tuple[AffineExpr | None, ...]
+    deal: str
 
 
 def _implicit_operands(generic: d2m.GenericOp) -> list[int]:
@@ -274,9 +346,52 @@ def _iteration_space(
                 f"{tiles_per_block} tiles over {cores} cores, which does not divide it",
             )
         blocks_per_core.append(tiles // (tiles_per_block * cores))
+    bounds = _bounds(generic, loop_rank, grid_dim_of, [extent[d][0] // block[d][0] for d in range(loop_rank)])
     return IterationSpace(
-        tuple(block[d][0] for d in range(loop_rank)), tuple(blocks_per_core), grid_dim_of, grid
+        tuple(block[d][0] for d in range(loop_rank)),
+        tuple(blocks_per_core),
+        grid_dim_of,
+        grid,
+        bounds,
+        generic.deal.data if generic.deal is not None else "contiguous",
     )
+
+
+def _bounds(
+    generic: d2m.GenericOp, loop_rank: int, grid_dim_of: dict[int, int], blocks: Sequence[int]
+) -> tuple[AffineExpr | None, ...]:
+    """Each loop dim's bound (None: all its blocks), checked at every block index of
+    the dims it uses: a bound lies in [0, the dim's blocks]; a dim the grid splits
+    takes no bound."""
+    if generic.loop_bounds is None:
+        return (None,) * loop_rank
+    bounds = []
+    for dim, attr in enumerate(generic.loop_bounds.data):
+        if not attr.data.results:
+            bounds.append(None)
+            continue
+        (bound,) = attr.data.results
+        if dim in grid_dim_of:
+            raise PassError(
+                generic,
+                f"bounds loop dim d{dim}, which grid dim {grid_dim_of[dim]} splits; only a dim "
+                "walked whole by every core (a reduction or unsplit dim) takes a bound",
+            )
+        used = sorted(bound.used_dims())
+        for point in product(*(range(blocks[d]) for d in used)):
+            values = [0] * loop_rank
+            for d, value in zip(used, point):
+                values[d] = value
+            count = bound.eval(values, [])
+            if not 0 <= count <= blocks[dim]:
+                at = ", ".join(f"d{d} = {v}" for d, v in zip(used, point))
+                raise PassError(
+                    generic,
+                    f"bounds loop dim d{dim} by {bound}, which is {count} at {at}; it must lie "
+                    f"in [0, {blocks[dim]}], the dim's blocks",
+                )
+        bounds.append(bound)
+    return tuple(bounds)
 
 
 def _operand_name(generic: d2m.GenericOp, index: int) -> str:
@@ -291,13 +406,67 @@ def _streams(
     for index in implicit:
         used = {r.position for r in maps[index].results if isinstance(r, AffineDimExpr)}
         is_input = index < len(generic.inputs)
-        shared = tuple(
-            grid_dim
+        depth = 1 + max(used, default=-1)
+        # the loops down to the stream's depth, bounded by a split dim, differ per core
+        varying = {d for bound in space.bounds[:depth] if bound is not None for d in bound.used_dims()}
+        varying &= set(space.grid_dim_of)
+        candidates = [
+            (dim, grid_dim)
             for dim, grid_dim in sorted(space.grid_dim_of.items(), key=lambda item: item[1])
             if is_input and dim not in used and space.grid[grid_dim] > 1
-        )
-        streams.append(Stream(index, is_input, maps[index], 1 + max(used, default=-1), shared))
+        ]
+        shared = tuple(g for dim, g in candidates if dim not in varying)
+        stream = Stream(index, is_input, maps[index], depth, shared)
+        if not varying:
+            streams.append(stream)
+            continue
+        # Loops that differ per core along one grid dim: multicast in the core-local
+        # blocks (rounds) where the cores needing a block are the first ones along it.
+        (round_dim,) = varying if len(varying) == 1 else (None,)
+        rounds = _prefix_rounds(space, round_dim, depth) if round_dim is not None else ()
+        if shared or not rounds or round_dim not in dict(candidates):
+            streams.append(stream)
+            continue
+        grid_dim = space.grid_dim_of[round_dim]
+        streams.append(Stream(index, is_input, maps[index], depth, (grid_dim,), rounds, round_dim))
     return streams
+
+
+def _deal(space: IterationSpace, dim: int, core: int, n: int) -> int:
+    """Emitter.block_index at compile time: the block of loop dim `dim` (split by a grid
+    dim) that core coordinate `core` takes as its nth."""
+    per_core, cores = space.blocks_per_core[dim], space.grid[space.grid_dim_of[dim]]
+    if space.deal == "contiguous":
+        return core * per_core + n
+    return (per_core - 1 - n) * cores + (cores - 1 - core if n % 2 == 0 else core)
+
+
+def _prefix_rounds(space: IterationSpace, round_dim: int, depth: int) -> tuple[int, ...]:
+    """The core-local blocks n of `round_dim` in which every bound above `depth` is
+    non-increasing along the grid dim splitting it (at every block index of the other
+    dims the bounds use): then the cores whose loops reach an iteration are the first
+    ones, and the first core, whose loops reach every one, can multicast to them."""
+    cores = space.grid[space.grid_dim_of[round_dim]]
+    blocks = [space.blocks_per_core[d] * space.grid[space.grid_dim_of[d]] if d in space.grid_dim_of
+              else space.blocks_per_core[d] for d in range(len(space.block))]
+    bounds = [b for b in space.bounds[:depth] if b is not None and round_dim in b.used_dims()]
+    rounds = []
+    for n in range(space.blocks_per_core[round_dim]):
+        monotone = True
+        for bound in bounds:
+            others = sorted(bound.used_dims() - {round_dim})
+            for point in product(*(range(blocks[d]) for d in others)):
+                values = [0] * len(space.block)
+                for d, value in zip(others, point):
+                    values[d] = value
+                counts = []
+                for core in range(cores):
+                    values[round_dim] = _deal(space, round_dim, core, n)
+                    counts.append(bound.eval(values, []))
+                monotone &= all(a >= b for a, b in zip(counts, counts[1:]))
+        if monotone:
+            rounds.append(n)
+    return tuple(rounds)
 
 
 class _RegionWriter:
@@ -310,12 +479,13 @@ class _RegionWriter:
         self.space = space
         self._constants: dict[int, SSAValue] = {}
         self.core = [self.emit(d2m.CoreIndexOp(dim)).result for dim in range(GRID_RANK)]
-        # the first block of the core's range along each loop dim
+        # the first block of the core's range along each contiguously dealt loop dim
         self.first_block: dict[int, SSAValue] = {}
-        for dim, grid_dim in space.grid_dim_of.items():
-            self.first_block[dim] = self.emit(
-                arith.MuliOp(self.core[grid_dim], self.constant(space.blocks_per_core[dim]))
-            ).result
+        if space.deal == "contiguous":
+            for dim, grid_dim in space.grid_dim_of.items():
+                self.first_block[dim] = self.emit(
+                    arith.MuliOp(self.core[grid_dim], self.constant(space.blocks_per_core[dim]))
+                ).result
 
     def emit(self, op: Operation, block: Block | None = None) -> Operation:
         op.location = self.generic.location
@@ -337,7 +507,7 @@ class _RegionWriter:
         self,
         streams: Sequence[Stream],
         emit_stream,
-        semaphores: dict[tuple[int, ...], tuple[SSAValue, SSAValue]],
+        semaphores: dict[Sharing, tuple[SSAValue, SSAValue]],
         writes_after_inner_loops: bool,
     ) -> None:
         """Loops over the core's blocks down to the deepest stream; each stream's block
@@ -354,16 +524,13 @@ class _RegionWriter:
                 body.args[0].name_hint = f"d{dim}"
                 level(body, [*ivs, body.args[0]])
                 body.add_op(scf.YieldOp())
-                self.emit(
-                    scf.ForOp(
-                        self.constant(0),
-                        self.constant(self.space.blocks_per_core[dim]),
-                        self.constant(1),
-                        [],
-                        body,
-                    ),
-                    block,
-                )
+                bound = self.space.bounds[dim]
+                if bound is None:
+                    upper = self.constant(self.space.blocks_per_core[dim])
+                else:
+                    at = Emitter(lambda op: self.emit(op, block).results[0], self.constant)
+                    upper = at.affine(bound, [at.block_index(self, d, iv) for d, iv in enumerate(ivs)])
+                self.emit(scf.ForOp(self.constant(0), upper, self.constant(1), [], body), block)
             if here and writes_after_inner_loops:
                 emit_stream(self, block, here, ivs, semaphores)
 
@@ -377,12 +544,101 @@ class _RegionWriter:
                 indices.append(self.constant(0))
                 continue
             dim = result.position
-            block_index = ivs[dim]
-            if dim in self.first_block:
-                block_index = self.emit(arith.AddiOp(self.first_block[dim], block_index), block).result
+            at = Emitter(lambda op: self.emit(op, block).results[0], self.constant)
+            block_index = at.block_index(self, dim, ivs[dim])
             tiles = self.emit(arith.MuliOp(block_index, self.constant(self.space.block[dim])), block)
             indices.append(tiles.result)
         return indices
+
+
+@dataclass
+class Emitter:
+    """Emits index arithmetic through `emit` (appends an op, returns its result), with
+    index constants from `constant`."""
+
+    emit: Callable[[Operation], SSAValue]
+    constant: Callable[[int], SSAValue]
+
+    def block_index(self, place: _RegionWriter | _CoreIndices, dim: int, n: SSAValue) -> SSAValue:
+        """The block index along loop dim `dim` of the core's `n`th block along it:
+        contiguous, the core's first block + n; serpentine, with R blocks per core over
+        G cores, block r·G + (G - 1 - x if n is even, else x) of round r = R - 1 - n:
+        the first round deals the last G blocks backwards; a dim no grid dim splits, n."""
+        space = place.space
+        if dim not in space.grid_dim_of:
+            return n
+        grid_dim = space.grid_dim_of[dim]
+        x = place.core[grid_dim]
+        if space.deal == "contiguous":
+            first = place.first_block.get(dim)
+            if first is None:
+                first = self.emit(arith.MuliOp(x, self.constant(space.blocks_per_core[dim])))
+            return self.emit(arith.AddiOp(first, n))
+        cores = space.grid[grid_dim]
+        last = self.constant(space.blocks_per_core[dim] - 1)
+        round_ = self.emit(arith.SubiOp(last, n))
+        even = self.emit(arith.RemUIOp(self.emit(arith.AddiOp(n, self.constant(1))), self.constant(2)))
+        mirrored = self.emit(arith.SubiOp(self.constant(cores - 1), x))
+        flip = self.emit(arith.MuliOp(even, self.emit(arith.SubiOp(mirrored, x))))
+        position = self.emit(arith.AddiOp(x, flip))
+        return self.emit(arith.AddiOp(self.emit(arith.MuliOp(round_, self.constant(cores))), position))
+
+    def affine(self, expr: AffineExpr, dims: Sequence[SSAValue]) -> SSAValue:
+        """`expr` of the values `dims` (floordiv, ceildiv and mod signed, as Python's)."""
+        if isinstance(expr, AffineDimExpr):
+            return dims[expr.position]
+        if isinstance(expr, AffineConstantExpr):
+            return self.constant(expr.value)
+        assert isinstance(expr, AffineBinaryOpExpr), expr
+        lhs, rhs = self.affine(expr.lhs, dims), self.affine(expr.rhs, dims)
+        kind = expr.kind
+        if kind == AffineBinaryOpKind.Add:
+            return self.emit(arith.AddiOp(lhs, rhs))
+        if kind == AffineBinaryOpKind.Mul:
+            return self.emit(arith.MuliOp(lhs, rhs))
+        if kind == AffineBinaryOpKind.Mod:
+            return self.emit(arith.RemSIOp(lhs, rhs))
+        if kind == AffineBinaryOpKind.CeilDiv:
+            lhs = self.emit(arith.AddiOp(lhs, self.emit(arith.SubiOp(rhs, self.constant(1)))))
+        return self.emit(arith.FloorDivSIOp(lhs, rhs))
+
+
+@dataclass
+class _CoreIndices:
+    """What Emitter.block_index needs where no _RegionWriter is: the iteration space and
+    the core's grid coordinates (no precomputed first blocks)."""
+
+    space: IterationSpace
+    core: list[SSAValue]
+    first_block: dict[int, SSAValue]
+
+
+def _lower_block_indices(generic: d2m.GenericOp, space: IterationSpace | None) -> None:
+    """Replaces every `d2m.block_index` of the generic's threads by its arithmetic."""
+    for op in [o for o in generic.walk() if isinstance(o, d2m.BlockIndexOp)]:
+        dim = op.dim.value.data
+        if space is None:
+            raise PassError(
+                op, "asks for a block index, but the generic has no implicit operands to "
+                "define its iteration space",
+            )
+        if dim >= len(space.block):
+            raise PassError(op, f"asks for loop dim {dim}, but the iteration space has {len(space.block)}")
+        parent = op.parent_block()
+        assert parent is not None
+
+        def emit(new: Operation, before: Operation = op) -> SSAValue:
+            new.location = op.location
+            parent.insert_op_before(new, before)
+            return new.results[0]
+
+        def constant(value: int) -> SSAValue:
+            return emit(arith.ConstantOp(IntegerAttr(value, IndexType())))
+
+        core = [emit(d2m.CoreIndexOp(d)) for d in range(GRID_RANK)]
+        value = Emitter(emit, constant).block_index(_CoreIndices(space, core, {}), dim, op.n)
+        op.result.replace_all_uses_with(value)
+        parent.erase_op(op)
 
 
 def _read(
@@ -390,44 +646,111 @@ def _read(
     block: Block,
     streams: Sequence[Stream],
     ivs: Sequence[SSAValue],
-    semaphores: dict[tuple[int, ...], tuple[SSAValue, SSAValue]],
+    semaphores: dict[Sharing, tuple[SSAValue, SSAValue]],
 ) -> None:
     """Reads one block of each of `streams`: the DRAM reads are all issued before the
     first is waited for (they overlap on the NoC); then the multicast blocks, one
     handshake per set of streams with the same senders."""
     emit = writer.emit
     reads = []
-    multicasts: dict[tuple[int, ...], list[tuple[SSAValue, SSAValue, SSAValue, list[SSAValue]]]] = {}
+    multicasts: dict[Sharing, list[Member]] = {}
+    partial: dict[Sharing, Stream] = {}
     for stream in streams:
         cb = block_cb(writer, stream)
         l1_block = emit(d2m.ReserveOp(cb, cb.type.block), block).result
         indices = writer.tile_indices(block, stream, ivs)
         source = writer.generic.operands[stream.index]
         if stream.shared_grid_dims:
-            multicasts.setdefault(stream.shared_grid_dims, []).append((cb, l1_block, source, indices))
+            multicasts.setdefault(stream.sharing, []).append((cb, l1_block, source, indices))
+            if stream.rounds is not None:
+                partial[stream.sharing] = stream
         else:
             reads.append((cb, emit(d2m.DMAReadOp(source, indices, l1_block), block).tx))
     for cb, tx in reads:
         emit(d2m.DMAWaitOp(tx), block)
         emit(d2m.PushOp(cb), block)
-    if multicasts:
-        groups = [(shared, semaphores[shared], members) for shared, members in multicasts.items()]
+    groups = [
+        (sharing[0], semaphores[sharing], members)
+        for sharing, members in multicasts.items()
+        if sharing not in partial
+    ]
+    if groups:
         _multicast(writer, block, groups)
-        for _, _, members in groups:
-            for cb, *_ in members:
-                emit(d2m.PushOp(cb), block)
+    for sharing, stream in partial.items():
+        _multicast_in_rounds(writer, block, stream, (sharing[0], semaphores[sharing], multicasts[sharing]), ivs)
+    for members in multicasts.values():
+        for cb, *_ in members:
+            emit(d2m.PushOp(cb), block)
 
 
-Member = tuple[SSAValue, SSAValue, SSAValue, list[SSAValue]]  # cb, L1 block, source, indices
-Group = tuple[tuple[int, ...], tuple[SSAValue, SSAValue], Sequence[Member]]  # shared dims, semaphores
+def _multicast_in_rounds(
+    writer: _RegionWriter, block: Block, stream: Stream, group: Group, ivs: Sequence[SSAValue]
+) -> None:
+    """A group multicast only in `stream.rounds` (core-local blocks of its round dim)
+    and only to the cores whose bounded loops reach this iteration (the first ones
+    along the grid dim: the first core counts them); in other rounds every core reads
+    its own blocks. The cores that take a block shrink from one iteration to the next
+    within a round, so a receiver never signals `ready` for a block before the one it
+    waits for is sent."""
+    emit, constant = writer.emit, writer.constant
+    assert stream.round_dim is not None and stream.rounds is not None
+    (grid_dim,) = group[0]
+    here = ivs[stream.round_dim]
+    in_rounds = None
+    for n in stream.rounds:
+        equal = emit(arith.CmpiOp(here, constant(n), "eq"), block).result
+        in_rounds = equal if in_rounds is None else emit(arith.OrIOp(in_rounds, equal), block).result
+    shared, own = Block(), Block()
+    _multicast(writer, shared, [group], lambda branch: _receivers(writer, branch, stream, grid_dim, ivs))
+    reads = [emit(d2m.DMAReadOp(source, indices, l1), own).tx for _, l1, source, indices in group[2]]
+    for tx in reads:
+        emit(d2m.DMAWaitOp(tx), own)
+    shared.add_op(scf.YieldOp())
+    own.add_op(scf.YieldOp())
+    emit(scf.IfOp(in_rounds, [], Region(shared), Region(own)), block)
 
 
-def _multicast(writer: _RegionWriter, block: Block, groups: Sequence[Group]) -> None:
+def _receivers(
+    writer: _RegionWriter, branch: Block, stream: Stream, grid_dim: int, ivs: Sequence[SSAValue]
+) -> SSAValue:
+    """How many cores after the first along `grid_dim` reach this iteration: those
+    whose every bounded loop above the stream (its bound at their block of the round
+    dim) exceeds its index here."""
+    emit, constant = writer.emit, writer.constant
+    at = Emitter(lambda op: emit(op, branch).results[0], constant)
+    count = constant(0)
+    for other in range(1, writer.space.grid[grid_dim]):
+        core = list(writer.core)
+        core[grid_dim] = constant(other)
+        place = _CoreIndices(writer.space, core, {})
+        dims = [at.block_index(place, d, iv) for d, iv in enumerate(ivs)]
+        reaches = None
+        for d, bound in enumerate(writer.space.bounds[: stream.depth]):
+            if bound is None or d >= len(ivs):
+                continue
+            inside = emit(arith.CmpiOp(ivs[d], at.affine(bound, dims), "slt"), branch).result
+            reaches = inside if reaches is None else emit(arith.AndIOp(reaches, inside), branch).result
+        if reaches is None:
+            count = at.emit(arith.AddiOp(count, constant(1)))
+            continue
+        as_int = emit(arith.ExtUIOp(reaches, IntegerType(32)), branch).result
+        count = at.emit(arith.AddiOp(count, emit(arith.IndexCastOp(as_int, IndexType()), branch).result))
+    return count
+
+
+def _multicast(
+    writer: _RegionWriter,
+    block: Block,
+    groups: Sequence[Group],
+    receivers_of: Callable[[Block], SSAValue] | None = None,
+) -> None:
     """For each group, the first core along its shared grid dims reads the members'
     blocks and multicasts them to the others (tt-metal's ready / valid handshake, once
     per group). A core's role in every group is decided first (nested `scf.if`s, one
     branch per combination), so that it issues all its DRAM reads and `ready`s before
-    its first handshake; every core runs the handshakes in group order."""
+    its first handshake; every core runs the handshakes in group order. With
+    `receivers_of` (one group, along one grid dim), the sender multicasts to the first
+    that many cores after itself, and not at all to none."""
     emit, constant = writer.emit, writer.constant
     conditions = []
     for shared, _, _ in groups:
@@ -459,13 +782,25 @@ def _multicast(writer: _RegionWriter, block: Block, groups: Sequence[Group]) -> 
                 emit(d2m.SemaphoreWaitOp(operands=[valid, constant(1), [constant(0)]]), branch)
                 continue
             sender = senders(shared)
-            shape = [constant(writer.space.grid[g] if g in shared else 1) for g in range(GRID_RANK)]
-            receivers = prod(writer.space.grid[g] for g in shared) - 1
-            emit(d2m.SemaphoreWaitOp(operands=[ready, constant(receivers), [constant(0)]]), branch)
-            multicasts = [emit(d2m.DMAMulticastOp(l1, l1, sender, shape), branch).tx for _, l1, _, _ in members]
+            send = branch
+            if receivers_of is None:
+                shape = [constant(writer.space.grid[g] if g in shared else 1) for g in range(GRID_RANK)]
+                receivers = constant(prod(writer.space.grid[g] for g in shared) - 1)
+            else:
+                receivers = receivers_of(branch)
+                (grid_dim,) = shared
+                cores = emit(arith.AddiOp(receivers, constant(1)), branch).result
+                shape = [cores if g == grid_dim else constant(1) for g in range(GRID_RANK)]
+                send = Block()
+                any_ = emit(arith.CmpiOp(receivers, constant(0), "ugt"), branch).result
+            emit(d2m.SemaphoreWaitOp(operands=[ready, receivers, [constant(0)]]), send)
+            multicasts = [emit(d2m.DMAMulticastOp(l1, l1, sender, shape), send).tx for _, l1, _, _ in members]
             for tx in multicasts:
-                emit(d2m.DMAWaitOp(tx), branch)
-            emit(d2m.SemaphoreSetOp(operands=[valid, constant(1), sender, shape]), branch)
+                emit(d2m.DMAWaitOp(tx), send)
+            emit(d2m.SemaphoreSetOp(operands=[valid, constant(1), sender, shape]), send)
+            if send is not branch:
+                send.add_op(scf.YieldOp())
+                emit(scf.IfOp(any_, [], Region(send), Region(Block([scf.YieldOp()]))), branch)
 
     def decide(branch: Block, sends: list[bool]) -> None:
         if len(sends) == len(groups):
@@ -486,7 +821,7 @@ def _write(
     block: Block,
     streams: Sequence[Stream],
     ivs: Sequence[SSAValue],
-    semaphores: dict[tuple[int, ...], tuple[SSAValue, SSAValue]],
+    semaphores: dict[Sharing, tuple[SSAValue, SSAValue]],
 ) -> None:
     """Writes one block of each of `streams` to DRAM."""
     emit = writer.emit
@@ -530,15 +865,15 @@ def _thread_blocks(generic: d2m.GenericOp, needed: int) -> list[Block]:
 
 def _add_semaphores(
     generic: d2m.GenericOp, streams: Sequence[Stream]
-) -> dict[tuple[int, ...], tuple[int, int]]:
+) -> dict[Sharing, tuple[int, int]]:
     """Two new semaphores (ready, valid) per set of grid dims inputs are multicast
     along (every core runs the handshakes on one pair in the same order), appended to
     the block arguments of every region; returns their argument positions."""
-    groups: dict[tuple[int, ...], list[str]] = {}
+    groups: dict[Sharing, list[str]] = {}
     for stream in streams:
         if stream.shared_grid_dims:
             name = generic.operands[stream.index].name_hint or f"operand{stream.index}"
-            groups.setdefault(stream.shared_grid_dims, []).append(name)
+            groups.setdefault(stream.sharing, []).append(name)
     positions = {}
     for shared, names in groups.items():
         for region in generic.thread_regions:
@@ -553,9 +888,11 @@ def _add_semaphores(
 def generate_datamovement(generic: d2m.GenericOp) -> None:
     implicit = _implicit_operands(generic)
     if not implicit:
+        _lower_block_indices(generic, None)
         return
     maps, types = _maps(generic, implicit)
     space = _iteration_space(generic, implicit, maps, types)
+    _lower_block_indices(generic, space)
     streams = _streams(generic, implicit, maps, space)
     inputs = [s for s in streams if s.is_input]
     outputs = [s for s in streams if not s.is_input]

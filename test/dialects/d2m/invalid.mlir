@@ -65,6 +65,30 @@ func.func @iterators_without_maps(%in: !dram) {
 
 !dram = memref<2x2x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<dram>>
 !cb = !d2m.cb<memref<2x2x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<l1>>>
+func.func @bound_uses_an_inner_dim(%in: !dram) {
+  // expected-error @+1 {{loop bound 0 ((d0, d1) -> ((d1 + 1))) may use only the loop dimensions outside d0, but uses d1.}}
+  d2m.generic {grid = #ttcore.grid<1x1>, block_factors = [1, 1], threads = [#d2m.thread<compute>], indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], loop_bounds = [affine_map<(d0, d1) -> (d1 + 1)>, affine_map<(d0, d1) -> ()>]} ins(%in : !dram) outs() {
+  ^bb0(%cb: !cb):
+  }
+  return
+}
+
+// -----
+
+!dram = memref<2x2x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<dram>>
+!cb = !d2m.cb<memref<2x2x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<l1>>>
+func.func @unknown_deal(%in: !dram) {
+  // expected-error @+1 {{deal must be one of ['contiguous', 'serpentine'], but is 'zigzag'.}}
+  d2m.generic {grid = #ttcore.grid<1x1>, block_factors = [1, 1], threads = [#d2m.thread<compute>], indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], deal = "zigzag"} ins(%in : !dram) outs() {
+  ^bb0(%cb: !cb):
+  }
+  return
+}
+
+// -----
+
+!dram = memref<2x2x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<dram>>
+!cb = !d2m.cb<memref<2x2x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<l1>>>
 func.func @map_per_operand(%in: !dram, %out: !dram) {
   // expected-error @+1 {{has 2 operands but 1 indexing maps; it needs one map per operand.}}
   d2m.generic {grid = #ttcore.grid<1x1>, block_factors = [1, 1], threads = [#d2m.thread<compute>], indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>]} ins(%in : !dram) outs(%out : !dram) {

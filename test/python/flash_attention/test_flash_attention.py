@@ -52,13 +52,15 @@ CASES = [
 ]
 
 
+KERNELS = ("implicit", "explicit")
 KERNEL_CASES = [
     pytest.param(*case.values, kernel, id=f"{case.id}-{kernel}")
     for case in CASES
-    for kernel in (("explicit",) if case.values[1] else ("implicit", "explicit"))
+    for kernel in KERNELS
+    if not (kernel == "implicit" and case.values[1] and case.values[2] != case.values[3])
 ]
-"""Every case with each kernel that handles it: causal attention has only the explicit
-kernel (the implicit one does not compute the causal mask yet)."""
+"""Every case with each kernel that handles it: the implicit kernel's causal diagonal
+is one K/V chunk (q_chunk == k_chunk)."""
 
 
 def random_inputs(shape, seed: int):
@@ -124,9 +126,24 @@ def test_implicit_kernel_multicasts_k_and_v_along_grid_rows(fa):
     assert "noc_async_write_tile" in compiled.artifact.sources["flash_attention_writer"]
 
 
-def test_causal_needs_the_explicit_kernel(fa):
-    with pytest.raises(ValueError, match="causal attention needs 'explicit'"):
-        fa.compile_flash_attention((1, 1, 256, 64), causal=True, kernel="implicit")
+def test_implicit_causal_needs_equal_chunks(fa):
+    with pytest.raises(ValueError, match="needs q_chunk == k_chunk"):
+        fa.compile_flash_attention(
+            (1, 1, 256, 64), causal=True, q_chunk=64, k_chunk=128, kernel="implicit"
+        )
+
+
+def test_implicit_causal_pairs_short_and_long_rows(fa):
+    """[1, 8, 2048, 64] causal, the default kernel: 128-row Q chunks, two per core of
+    the 8x8 grid (dealt serpentine), the mask filled in the kernel
+    (fill_causal_mask_tile) and the long rows' K/V chunks multicast along grid rows."""
+    compiled = fa.compile_flash_attention((1, 8, 2048, 64), causal=True)
+    assert compiled.kernel == "implicit"
+    assert (compiled.q_chunk, compiled.k_chunk, compiled.grid) == (128, 128, (8, 8))
+    sources = compiled.artifact.sources
+    masks = [name for name, source in sources.items() if "fill_causal_mask_tile(" in source]
+    multicasts = [name for name, source in sources.items() if "noc_async_write_multicast" in source]
+    assert masks and multicasts and masks != multicasts  # the mask fill and the K/V reader
 
 
 def test_causal_mask_band(fa):

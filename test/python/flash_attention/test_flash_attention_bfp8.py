@@ -42,6 +42,10 @@ def test_bfp8_k_and_v_match_torch_sdpa(fa, shape, causal, grid):
     compiled = fa.compile_flash_attention(shape, causal=causal, grid=grid, kv_dtype="bfloat8_b")
     formats = {buffer.name: buffer.data_format for buffer in compiled.artifact.program.buffers}
     assert (formats["q"], formats["k"], formats["v"], formats["out"]) == ("bf16", "bfp8_b", "bfp8_b", "bf16")
+    # The unpacker is reconfigured for bfp8_b before each matmul reads K or V (srcA).
+    compute = next(kernel for kernel in compiled.artifact.program.kernels if kernel.name.endswith("_compute"))
+    assert "reconfig_data_format_srca(k_cb)" in compute.source
+    assert "reconfig_data_format_srca(v_cb)" in compute.source
     out = compiled.run(q, k, v)
 
     k_stored, v_stored = (tiles.as_stored(t.reshape(-1, shape[-1]), "bfp8_b").reshape(shape) for t in (k, v))

@@ -113,3 +113,49 @@ func.func @ranks_differ(%in: !dram, %out: !d3) {
   }
   return
 }
+
+// -----
+
+!tile = !ttcore.tile<32x32, bf16>
+!cb = !d2m.cb<memref<1x1x!tile, #ttcore.memory_space<l1>>>
+!dram = memref<4x1x!tile, #ttcore.memory_space<dram>>
+func.func @bound_past_the_extent(%a: !dram, %b: !dram, %out: !dram) {
+  // expected-error @+1 {{bounds loop dim d1 by (d0 + 2), which is 5 at d0 = 3; it must lie in [0, 4], the dim's blocks}}
+  d2m.generic {grid = #ttcore.grid<1x1>, block_factors = [1, 1], threads = [#d2m.thread<compute>], indexing_maps = [affine_map<(d0, d1) -> (d0, 0)>, affine_map<(d0, d1) -> (d1, 0)>, affine_map<(d0, d1) -> (d0, 0)>], iterator_types = [#ttcore.iterator_type<parallel>, #ttcore.iterator_type<reduction>], loop_bounds = [affine_map<(d0, d1) -> ()>, affine_map<(d0, d1) -> (d0 + 2)>]} ins(%a, %b : !dram, !dram) outs(%out : !dram) {
+  ^bb0(%a_cb: !cb, %b_cb: !cb, %out_cb: !cb):
+    %x = d2m.wait %a_cb : !cb -> tensor<1x1x!tile>
+    %y = d2m.wait %b_cb : !cb -> tensor<1x1x!tile>
+    %o = d2m.reserve %out_cb : !cb -> tensor<1x1x!tile>
+  }
+  return
+}
+
+// -----
+
+!tile = !ttcore.tile<32x32, bf16>
+!cb = !d2m.cb<memref<1x1x!tile, #ttcore.memory_space<l1>>>
+!dram = memref<4x1x!tile, #ttcore.memory_space<dram>>
+func.func @bound_on_a_split_dim(%a: !dram, %out: !dram) {
+  // expected-error @+1 {{bounds loop dim d1, which grid dim 1 splits; only a dim walked whole by every core (a reduction or unsplit dim) takes a bound}}
+  d2m.generic {grid = #ttcore.grid<1x2>, block_factors = [1, 1], threads = [#d2m.thread<compute>], indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d1, d0)>], iterator_types = [#ttcore.iterator_type<parallel>, #ttcore.iterator_type<parallel>], loop_bounds = [affine_map<(d0, d1) -> ()>, affine_map<(d0, d1) -> (d0 + 1)>]} ins(%a : !dram) outs(%out : !dram) {
+  ^bb0(%a_cb: !cb, %out_cb: !cb):
+    %x = d2m.wait %a_cb : !cb -> tensor<1x1x!tile>
+    %o = d2m.reserve %out_cb : !cb -> tensor<1x1x!tile>
+  }
+  return
+}
+
+// -----
+
+!tile = !ttcore.tile<32x32, bf16>
+!cb = !d2m.cb<memref<1x1x!tile, #ttcore.memory_space<l1>>>
+!dram = memref<1x1x!tile, #ttcore.memory_space<dram>>
+func.func @block_index_without_implicit_operands(%in: !dram) {
+  d2m.generic {grid = #ttcore.grid<1x1>, block_factors = [1, 1], threads = [#d2m.thread<compute>]} ins(%in : !dram) outs() {
+  ^bb0(%in_cb: !cb):
+    %c0 = arith.constant 0 : index
+    // expected-error @+1 {{asks for a block index, but the generic has no implicit operands to define its iteration space}}
+    %i = d2m.block_index(0) %c0
+  }
+  return
+}

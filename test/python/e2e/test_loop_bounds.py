@@ -1,0 +1,85 @@
+"""Triangular iteration spaces on implicit operands: `loop_bounds` bounds a reduction
+dim by the dims outside it, `deal="serpentine"` deals a grid dim's blocks in rounds of
+alternating direction, and `block_index(dim, n)` tells a thread which block it is on
+(docs/dsl.md, "Implicit operands"). Compared with torch; the generated reader reads
+only the blocks each core's loops consume."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from e2e_kernels import TILE, random_bf16
+from ttlang import Program, block_index, compute, pykernel_gen
+from ttlang.dsl.diagnostics import KernelError
+
+ROWS = 8  # blocks of a, b and out (one tile each)
+
+
+def prefix_sum_kernel(grid, deal, bound):
+    """out block i = a block i + the sum of b blocks 0 .. bound(i) - 1, per core's
+    blocks of i (split over the grid's columns), j a reduction bounded by i."""
+
+    @pykernel_gen(
+        grid=grid,
+        block_factors=[(1, 1)] * 3,
+        indexing_maps=[lambda i, j: (i, 0), lambda i, j: (j, 0), lambda i, j: (i, 0)],
+        iterator_types=["parallel", "reduction"],
+        loop_bounds=[None, bound],
+        deal=deal,
+    )
+    def prefix_sum(a, b, out):
+        per_core = ROWS // grid[1]
+
+        @compute()
+        def apply(a_cb, b_cb, out_cb):
+            for n in range(per_core):
+                with a_cb.wait() as x:
+                    total = x + 0.0
+                    for _ in range(bound(block_index(0, n), 0)):
+                        with b_cb.wait() as y:
+                            total = total + y
+                with out_cb.reserve() as o:
+                    o.store(total)
+
+        return Program(apply)(a, b, out)
+
+    return prefix_sum
+
+
+def expected(a, b, bound):
+    out = a.float().clone()
+    for i in range(ROWS):
+        rows = slice(i * TILE, (i + 1) * TILE)
+        for j in range(bound(i, 0)):
+            out[rows] += b.float()[j * TILE : (j + 1) * TILE]
+    return out
+
+
+@pytest.mark.parametrize(
+    "grid, deal, bound",
+    [
+        ((1, 4), "serpentine", lambda i, j: i + 1),  # core x: blocks 7 - x, then x
+        ((1, 2), "contiguous", lambda i, j: (i + 2) // 2),
+        ((1, 1), "serpentine", lambda i, j: ROWS - i),  # one core: rounds of one block
+    ],
+    ids=["serpentine-diagonal", "contiguous-halved", "one-core-reversed"],
+)
+def test_bounded_reduction_matches_torch(grid, deal, bound):
+    a, b = (random_bf16((ROWS * TILE, TILE), -2, 2, seed=s) for s in (1, 2))
+    out = torch.zeros(ROWS * TILE, TILE, dtype=torch.bfloat16)
+    prefix_sum_kernel(grid, deal, bound)(a, b, out)
+    # bf16 sums of up to 9 values below ~4: a few bf16 ulps at 16
+    torch.testing.assert_close(out.float(), expected(a, b, bound), rtol=0.02, atol=0.125)
+
+
+def test_bound_using_its_own_dim_is_a_kernel_error():
+    kernel = prefix_sum_kernel((1, 1), "contiguous", lambda i, j: j)
+    a = torch.zeros(ROWS * TILE, TILE, dtype=torch.bfloat16)
+    with pytest.raises(KernelError, match="loop_bounds\\[1\\] uses loop dim d1"):
+        kernel(a, a, a.clone())
+
+
+def test_unknown_deal_is_a_kernel_error():
+    with pytest.raises(KernelError, match="deal='zigzag': choose one of"):
+        prefix_sum_kernel((1, 1), "zigzag", lambda i, j: 1)
