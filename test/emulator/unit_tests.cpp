@@ -502,6 +502,23 @@ void test_deadlock_is_reported() {
      "cb_wait_front wants 1 page(s), 0 available\n  core (0,1) writer [kernel 'stuck']");
 }
 
+// The compiler's per-dimension check of a transfer's block (TTLANG_CHECK_TILE_BLOCK):
+// rank, block extents, tensor extents, then the block's first tile in each dimension.
+void test_tile_block_check() {
+  uint32_t row = 0, col = 1;
+  TTLANG_CHECK_TILE_BLOCK("x", "k.py:7", 2, 1, 2, 2, 3, row, col);  // tiles 1..2 of a 3-tile row: inside
+  TTLANG_CHECK_TILE_BLOCK("x", "k.py:7", 2, 2, 3, 2, 3, 0, 0);      // the whole tensor
+  // tiles 2..3 of a 3-tile row: page 3 exists (it is row 1's first tile), so only the
+  // per-dimension check sees it
+  check_fails_with([] { TTLANG_CHECK_TILE_BLOCK("x", "k.py:7", 2, 1, 2, 2, 3, 0, 2); },
+                   "ttemu location: k.py:7\nttemu error: k.py:7: a transfer of a 1x2-tile block at tile index [0, 2] "
+                   "of `x` (2x3 tiles) leaves the tensor: in dim 1 it covers tiles 2..3 of 0..2");
+  uint32_t minus_one = 0xffffffffu;  // a run-time index computed below zero in uint32_t
+  check_fails_with([=] { TTLANG_CHECK_TILE_BLOCK("q", "", 4, 1, 1, 1, 4, 1, 8, 2, 4, 0, 7, minus_one, 0); },
+                   "ttemu error: a transfer of a 1x1x1x4-tile block at tile index [0, 7, -1, 0] of `q` "
+                   "(1x8x2x4 tiles) leaves the tensor: in dim 2 it starts at tile -1 of 0..1");
+}
+
 void test_scheduler_runs_earliest_first() {
   Scheduler scheduler;
   std::vector<int> order;
@@ -538,5 +555,6 @@ int main() {
   test_cb_hand_off_carries_time();
   test_core_to_core_write_read_and_semaphore();
   test_deadlock_is_reported();
+  test_tile_block_check();
   return finish_checks("emulator unit tests");
 }
