@@ -9,9 +9,7 @@
     artifact.perf()                            # the timing report of the last run
     artifact.trace("run.json")                 # rerun it, writing a Perfetto timeline
 
-The passes are docs/pipeline.md's stages, by registered name (ttlang.pipeline); the
-simple stage-3 and stage-7 passes stand in for the full D2M pipeline until the later
-stages land. A pass that rejects its input raises `CompileError` naming the pass and
+The passes are docs/pipeline.md's stages, by registered name (ttlang.pipeline). A pass that rejects its input raises `CompileError` naming the pass and
 the op (with its source location); a pass that crashes or leaves IR that does not
 verify raises `CompileError` with `is_compiler_bug` set.
 """
@@ -38,6 +36,7 @@ DEFAULT_PIPELINE: tuple[str, ...] = (
     "d2m-hw-thread-selection",
     "d2m-check-cb-traffic",
     "d2m-elementwise-fusion",
+    "d2m-reciprocal-divisor",
     "d2m-bufferize",
     "d2m-memref-provenance",
     "d2m-accumulate-into-dst",
@@ -50,7 +49,7 @@ DEFAULT_PIPELINE: tuple[str, ...] = (
     "canonicalize",
     "convert-ttkernel-to-emitc",
 )
-"""docs/pipeline.md stages 2 to 9, in order."""
+"""docs/pipeline.md's stages after the frontend (1a to 9), in order."""
 
 FRONTEND_STAGE = "frontend"
 
