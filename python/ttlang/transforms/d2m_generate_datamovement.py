@@ -26,7 +26,10 @@ When a bound above an input shared along a grid dim depends on that dim's loop d
 the cores' loops differ: the input is multicast only in the rounds (core-local
 blocks n of the split dim) where, evaluated at compile time for every core, the
 bound does not grow along the grid dim, so the cores reaching a block are the first
-ones; the first core counts them at run time and multicasts to just those (none: no
+ones, and where every core has moved as many of the input's blocks as the first
+before each of the round's (a multicast lands in the sender's CB slot; the loops are
+walked at compile time: two heads per core whose counts differ fail it); the first
+core counts the receivers at run time and multicasts to just those (none: no
 handshake). Within a round those cores only shrink, so no receiver signals `ready`
 for a later block early. In the other rounds every core reads its own blocks. `deal =
 "serpentine"` deals a split dim's R blocks per core over G cores in rounds: the
@@ -445,10 +448,15 @@ def _prefix_rounds(space: IterationSpace, round_dim: int, depth: int) -> tuple[i
     """The core-local blocks n of `round_dim` in which every bound above `depth` is
     non-increasing along the grid dim splitting it (at every block index of the other
     dims the bounds use): then the cores whose loops reach an iteration are the first
-    ones, and the first core, whose loops reach every one, can multicast to them."""
+    ones, and the first core, whose loops reach every one, can multicast to them. A
+    multicast lands at the sender's CB slot, so a round also needs every receiver to
+    have moved as many blocks of the stream as the sender before each of its blocks
+    (`_aligned`)."""
     cores = space.grid[space.grid_dim_of[round_dim]]
-    blocks = [space.blocks_per_core[d] * space.grid[space.grid_dim_of[d]] if d in space.grid_dim_of
-              else space.blocks_per_core[d] for d in range(len(space.block))]
+    blocks = [
+        space.blocks_per_core[d] * (space.grid[space.grid_dim_of[d]] if d in space.grid_dim_of else 1)
+        for d in range(len(space.block))
+    ]
     bounds = [b for b in space.bounds[:depth] if b is not None and round_dim in b.used_dims()]
     rounds = []
     for n in range(space.blocks_per_core[round_dim]):
@@ -466,7 +474,49 @@ def _prefix_rounds(space: IterationSpace, round_dim: int, depth: int) -> tuple[i
                 monotone &= all(a >= b for a, b in zip(counts, counts[1:]))
         if monotone:
             rounds.append(n)
-    return tuple(rounds)
+    return _aligned(space, round_dim, depth, rounds)
+
+
+def _aligned(space: IterationSpace, round_dim: int, depth: int, rounds: Sequence[int]) -> tuple[int, ...]:
+    """Those of `rounds` in which, on every grid row (column), each core reaching an
+    iteration of the loops down to `depth` has moved the same number of blocks before
+    it as the first core (the loops are walked at compile time)."""
+    grid_dim = space.grid_dim_of[round_dim]
+    other_dim = 1 - grid_dim
+
+    def iterations(core: tuple[int, int]) -> dict[tuple[int, ...], int]:
+        """The core's loop iterations down to `depth`, each with its position."""
+        order: dict[tuple[int, ...], int] = {}
+
+        def walk(ivs: list[int]) -> None:
+            if len(ivs) == depth:
+                order[tuple(ivs)] = len(order)
+                return
+            d, bound = len(ivs), space.bounds[len(ivs)]
+            count = space.blocks_per_core[d]
+            if bound is not None:
+                values = [
+                    _deal(space, e, core[space.grid_dim_of[e]], v) if e in space.grid_dim_of else v
+                    for e, v in enumerate(ivs)
+                ]
+                count = bound.eval(values + [0] * (len(space.block) - len(values)), [])
+            for v in range(count):
+                walk([*ivs, v])
+
+        walk([])
+        return order
+
+    kept = set(rounds)
+    for other in range(space.grid[other_dim]):
+        def core(position: int) -> tuple[int, int]:
+            return (position, other) if grid_dim == 0 else (other, position)
+
+        first = iterations(core(0))
+        for position in range(1, space.grid[grid_dim]):
+            for ivs, index in iterations(core(position)).items():
+                if ivs[round_dim] in kept and first.get(ivs) != index:
+                    kept.discard(ivs[round_dim])
+    return tuple(n for n in rounds if n in kept)
 
 
 class _RegionWriter:

@@ -40,6 +40,9 @@ CASES = [
         id="s512-d128-bh8-q64k128-8x8-fp32",
     ),
     pytest.param((1, 1, 512, 64), False, 128, 32, (8, 6), False, id="s512-d64-q128k32-8x6"),
+    # two heads per core, one Q chunk each: the cores' K/V counts differ from head to
+    # head, so the compiler must not multicast (the CB slots fall out of step)
+    pytest.param((1, 2, 256, 64), True, 64, 64, (1, 4), False, id="s256-d64-bh2-causal-q64k64-1x4"),
     pytest.param(
         (1, 8, 2048, 128),
         True,

@@ -90,3 +90,37 @@ func.func @serpentine_triangle(%a: !dram, %b: !dram, %out: !dram) {
   }
   return
 }
+
+// Two heads per core (d0, unsplit), one block of i each (d1, serpentine over 1x2:
+// core x takes block 1 - x), b blocks 0..i (d2): b's counts fall along the row (2, 1),
+// but after the first head core 0 has moved 2 b blocks and core 1 one, so their CB
+// slots differ and a multicast (which lands at the sender's slot) would corrupt core 1:
+// every core reads its own.
+// CHECK-LABEL: func.func @unequal_heads
+// CHECK:       }, {
+// CHECK-NOT:     d2m.dma_mcast
+// CHECK:       }, {
+!dram3 = memref<2x2x1x!tile, #ttcore.memory_space<dram>>
+!cb3 = !d2m.cb<memref<1x1x1x!tile, #ttcore.memory_space<l1>>>
+func.func @unequal_heads(%a: !dram3, %b: !dram3, %out: !dram3) {
+  d2m.generic {grid = #ttcore.grid<1x2>, block_factors = [1, 1, 1], threads = [#d2m.thread<compute>], indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, 0)>, affine_map<(d0, d1, d2) -> (d0, d2, 0)>, affine_map<(d0, d1, d2) -> (d0, d1, 0)>], iterator_types = [#ttcore.iterator_type<parallel>, #ttcore.iterator_type<parallel>, #ttcore.iterator_type<reduction>], loop_bounds = [affine_map<(d0, d1, d2) -> ()>, affine_map<(d0, d1, d2) -> ()>, affine_map<(d0, d1, d2) -> (d1 + 1)>], deal = "serpentine"} ins(%a, %b : !dram3, !dram3) outs(%out : !dram3) {
+  ^bb0(%a_cb: !cb3, %b_cb: !cb3, %out_cb: !cb3):
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    scf.for %h = %c0 to %c2 step %c1 {
+      %x = d2m.wait %a_cb : !cb3 -> tensor<1x1x1x!tile>
+      %i = d2m.block_index(1) %c0
+      %end = arith.addi %i, %c1 : index
+      scf.for %j = %c0 to %end step %c1 {
+        %y = d2m.wait %b_cb : !cb3 -> tensor<1x1x1x!tile>
+        d2m.pop %b_cb : !cb3
+      }
+      d2m.pop %a_cb : !cb3
+      %o = d2m.reserve %out_cb : !cb3 -> tensor<1x1x1x!tile>
+      d2m.store %o, %x : tensor<1x1x1x!tile>, tensor<1x1x1x!tile>
+      d2m.push %out_cb : !cb3
+    }
+  }
+  return
+}
