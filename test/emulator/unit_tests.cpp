@@ -283,8 +283,7 @@ void cost_probe_compute() {
   measure("cb_reserve_back", [] { ttemu::cb_reserve_back(1, 1); });
   ttemu::tile_regs_wait();
   measure("pack_tile", [] { ttemu::pack_tile(0, 1, 0, false); });
-  ttemu::tile_regs_release();
-  ttemu::cb_push_back(1, 1);
+  ttemu::tile_regs_release();  // the packed page is not pushed: no thread would wait for it
 }
 
 void test_api_call_costs() {
@@ -489,17 +488,40 @@ void test_core_to_core_write_read_and_semaphore() {
 
 void waits_forever_kernel() { ::cb_wait_front(0, 1); }
 
-void test_deadlock_is_reported() {
-  check_fails_with([] {
+// Runs `kernel` alone on a 1 x `cols` grid with one 2-page CB (cb 0); the run must fail
+// with `needle`.
+void check_run_fails_with(const KernelSpec& kernel, int cols, const std::string& needle) {
+  check_fails_with([&] {
     DeviceConfig config;
     config.rows = 1;
-    config.cols = 2;
+    config.cols = cols;
     Device device(config, n150());
     device.add_cb(0, 2, 2048, DataFormat::Float16_b);
-    device.add_kernel({"stuck", ThreadKind::Writer, waits_forever_kernel});
+    device.add_kernel(kernel);
     device.run();
-  }, "deadlock: no thread can make progress; 2 blocked thread(s):\n  core (0,0) writer [kernel 'stuck']: cb 0: "
-     "cb_wait_front wants 1 page(s), 0 available\n  core (0,1) writer [kernel 'stuck']");
+  }, needle);
+}
+
+void test_deadlock_is_reported() {
+  check_run_fails_with({"stuck", ThreadKind::Writer, waits_forever_kernel}, 2,
+                       "deadlock: no thread can make progress; 2 blocked thread(s):\n  core (0,0) writer [kernel "
+                       "'stuck']: cb 0: cb_wait_front wants 1 page(s), 0 available\n  core (0,1) writer [kernel 'stuck']");
+}
+
+void pushes_unread_kernel() {
+  ::cb_reserve_back(0, 1);
+  ::cb_push_back(0, 1);
+}
+
+// A run that ends with a CB holding pushed pages no thread waited for used that data
+// nowhere: an output never written back comes back silently unchanged, so it is an
+// error. (A waited page left unpopped, like a reduce scaler, was read: no error.)
+void test_pages_left_in_a_cb_are_reported() {
+  check_run_fails_with({"producer", ThreadKind::Reader, pushes_unread_kernel}, 1,
+                       "the run ended with pages pushed to 1 CB(s) that no thread waited for: their data was never "
+                       "used (a wait in a branch not taken or a loop that runs too few times?)\n  core (0,0) cb 0: "
+                       "1 page(s)");
+  // (test_cb_hand_off_carries_time runs a producer and a consumer that pops: no error)
 }
 
 // The compiler's per-dimension check of a transfer's block (TTLANG_CHECK_TILE_BLOCK):
@@ -556,5 +578,6 @@ int main() {
   test_core_to_core_write_read_and_semaphore();
   test_deadlock_is_reported();
   test_tile_block_check();
+  test_pages_left_in_a_cb_are_reported();
   return finish_checks("emulator unit tests");
 }

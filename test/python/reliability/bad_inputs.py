@@ -1154,6 +1154,17 @@ def runtime_accessor_index_past_the_row():
     )
 
 
+@bad(EmulatorError, "pages pushed to 1 CB(s) that no thread waited for", "core (0,0) `out_cb` (cb 2): 4 page(s)")
+def output_drained_only_in_a_branch_never_taken():
+    # the compiler sees a wait of out_cb; the run never makes it: out came back unwritten
+    def writer_body(x_cb, y_cb, out_cb, out_acc):
+        if core_index(0) == 1:
+            with out_cb.wait() as blk:
+                dma(blk, out_acc[0, 0]).wait()
+
+    kernel(writer_body=writer_body)(*tensors())
+
+
 @bad(EmulatorError, "semaphore", "noc_semaphore_wait")
 def semaphore_never_set():
     @pykernel_gen(grid=(1, 1))
