@@ -611,34 +611,25 @@ class LowerLocalCB(ConversionPattern):
         k.cb(op.result)
 
 
-class LowerCBAcquire(ConversionPattern):
-    """`d2m.wait`/`d2m.reserve` -> `cb_wait_front`/`cb_reserve_back` of the block's tiles."""
+class LowerCB(ConversionPattern):
+    """`d2m.wait`/`reserve`/`pop`/`push` -> `cb_wait_front`/`cb_reserve_back`/
+    `cb_pop_front`/`cb_push_back` of the block's tiles."""
 
-    ops = (d2m.WaitOp, d2m.ReserveOp)
+    ops = (d2m.WaitOp, d2m.ReserveOp, d2m.PopOp, d2m.PushOp)
+    calls: ClassVar[dict[type[Operation], type[Operation]]] = {
+        d2m.WaitOp: ttkernel.CBWaitFrontOp,
+        d2m.ReserveOp: ttkernel.CBReserveBackOp,
+        d2m.PopOp: ttkernel.CBPopFrontOp,
+        d2m.PushOp: ttkernel.CBPushBackOp,
+    }
 
     def lower(  # type: ignore[override]
-        self, k: _KernelBuilder, op: d2m.WaitOp | d2m.ReserveOp, builder: Builder
+        self, k: _KernelBuilder, op: d2m.WaitOp | d2m.ReserveOp | d2m.PopOp | d2m.PushOp, builder: Builder
     ) -> None:
         cb_type = op.cb.type
         assert isinstance(cb_type, d2m.CBType)
-        front = isinstance(op, d2m.WaitOp)
         count = k.const(_block_tiles(cb_type.block))
-        call = ttkernel.CBWaitFrontOp if front else ttkernel.CBReserveBackOp
-        builder.insert(call(k.cb(op.cb), count))
-
-
-class LowerCBRelease(ConversionPattern):
-    """`d2m.pop`/`d2m.push` -> `cb_pop_front`/`cb_push_back` of the block's tiles."""
-
-    ops = (d2m.PopOp, d2m.PushOp)
-
-    def lower(  # type: ignore[override]
-        self, k: _KernelBuilder, op: d2m.PopOp | d2m.PushOp, builder: Builder
-    ) -> None:
-        cb_type = op.cb.type
-        assert isinstance(cb_type, d2m.CBType)
-        call = ttkernel.CBPopFrontOp if isinstance(op, d2m.PopOp) else ttkernel.CBPushBackOp
-        builder.insert(call(k.cb(op.cb), k.const(_block_tiles(cb_type.block))))
+        builder.insert(self.calls[type(op)](k.cb(op.cb), count))
 
 
 class LowerDMA(ConversionPattern):
@@ -759,58 +750,47 @@ class LowerMulticast(ConversionPattern):
         k.transfers[op.tx] = False
 
 
-class LowerSemaphoreSet(ConversionPattern):
-    """Sets this core's semaphore; to set it on other cores, multicasts its word there
-    (tt-metal's noc_semaphore_set_multicast copies a local L1 word), a single core
-    being a 1x1 rectangle."""
+class LowerSemaphore(ConversionPattern):
+    """Semaphore ops on this core's L1 word of the semaphore:
+    - `semaphore_set` -> `noc_semaphore_set`; to set it on other cores too, multicasts the
+      word there (tt-metal's noc_semaphore_set_multicast copies a local L1 word), a
+      single core being a 1x1 rectangle;
+    - `semaphore_inc` -> `noc_semaphore_inc` at the NoC address of the semaphore on the
+      given core (default: this one);
+    - `semaphore_wait` -> `noc_semaphore_wait`, then `noc_semaphore_set` of the reset
+      value if any."""
 
-    ops = (d2m.SemaphoreSetOp,)
-
-    def lower(  # type: ignore[override]
-        self, k: _KernelBuilder, op: d2m.SemaphoreSetOp, builder: Builder
-    ) -> None:
-        address = k.semaphore(op.semaphore, builder)
-        builder.insert(ttkernel.NocSemaphoreSetOp(address, k.value(op.value)))
-        if not op.core:
-            return
-        corner = [k.value(v) for v in op.core]
-        extent = [k.value(v) for v in op.mcast] if op.mcast else [_i32(builder, 1)] * GRID_RANK
-        rectangle, receivers = k.core_rectangle(corner, extent, builder)
-        target = builder.insert(ttkernel.GetNocMulticastAddrOp(*rectangle, address)).result
-        builder.insert(ttkernel.NocSemaphoreSetMulticastOp(address, target, receivers))
-
-
-class LowerSemaphoreInc(ConversionPattern):
-    """`noc_semaphore_inc` of the semaphore on the given core (default: this one), at its
-    NoC address."""
-
-    ops = (d2m.SemaphoreIncOp,)
+    ops = (d2m.SemaphoreSetOp, d2m.SemaphoreIncOp, d2m.SemaphoreWaitOp)
 
     def lower(  # type: ignore[override]
-        self, k: _KernelBuilder, op: d2m.SemaphoreIncOp, builder: Builder
+        self,
+        k: _KernelBuilder,
+        op: d2m.SemaphoreSetOp | d2m.SemaphoreIncOp | d2m.SemaphoreWaitOp,
+        builder: Builder,
     ) -> None:
         address = k.semaphore(op.semaphore, builder)
-        if op.core:
-            row, col = (k.value(v) for v in op.core)
+        value = k.value(op.value)
+        if isinstance(op, d2m.SemaphoreWaitOp):
+            builder.insert(ttkernel.NocSemaphoreWaitOp(address, value))
+            if op.reset is not None:
+                builder.insert(ttkernel.NocSemaphoreSetOp(address, k.value(op.reset)))
+        elif isinstance(op, d2m.SemaphoreIncOp):
+            if op.core:
+                row, col = (k.value(v) for v in op.core)
+            else:
+                row, col = (k.runtime_arg("core_index", dim, builder) for dim in range(GRID_RANK))
+            x, y = k.noc_coordinate("noc_x", col, builder), k.noc_coordinate("noc_y", row, builder)
+            noc_address = builder.insert(ttkernel.GetNocAddrOp(x, y, address)).result
+            builder.insert(ttkernel.NocSemaphoreIncOp(noc_address, value))
         else:
-            row, col = (k.runtime_arg("core_index", dim, builder) for dim in range(GRID_RANK))
-        x, y = k.noc_coordinate("noc_x", col, builder), k.noc_coordinate("noc_y", row, builder)
-        noc_address = builder.insert(ttkernel.GetNocAddrOp(x, y, address)).result
-        builder.insert(ttkernel.NocSemaphoreIncOp(noc_address, k.value(op.value)))
-
-
-class LowerSemaphoreWait(ConversionPattern):
-    """`noc_semaphore_wait`, then `noc_semaphore_set` of the reset value if any."""
-
-    ops = (d2m.SemaphoreWaitOp,)
-
-    def lower(  # type: ignore[override]
-        self, k: _KernelBuilder, op: d2m.SemaphoreWaitOp, builder: Builder
-    ) -> None:
-        address = k.semaphore(op.semaphore, builder)
-        builder.insert(ttkernel.NocSemaphoreWaitOp(address, k.value(op.value)))
-        if op.reset is not None:
-            builder.insert(ttkernel.NocSemaphoreSetOp(address, k.value(op.reset)))
+            builder.insert(ttkernel.NocSemaphoreSetOp(address, value))
+            if not op.core:
+                return
+            corner = [k.value(v) for v in op.core]
+            extent = [k.value(v) for v in op.mcast] if op.mcast else [_i32(builder, 1)] * GRID_RANK
+            rectangle, receivers = k.core_rectangle(corner, extent, builder)
+            target = builder.insert(ttkernel.GetNocMulticastAddrOp(*rectangle, address)).result
+            builder.insert(ttkernel.NocSemaphoreSetMulticastOp(address, target, receivers))
 
 
 class LowerGridQuery(ConversionPattern):
@@ -827,15 +807,12 @@ class LowerGridQuery(ConversionPattern):
 
 CB_DMA_SEMAPHORE_PATTERNS: tuple[ConversionPattern, ...] = (
     LowerLocalCB(),
-    LowerCBAcquire(),
-    LowerCBRelease(),
+    LowerCB(),
     LowerDMA(),
     LowerDMAWait(),
     LowerMulticast(),
     LowerFillCausalMask(),
-    LowerSemaphoreSet(),
-    LowerSemaphoreInc(),
-    LowerSemaphoreWait(),
+    LowerSemaphore(),
     LowerGridQuery(),
 )
 """The data-movement side of the conversion, one pattern per op family."""
