@@ -17,10 +17,9 @@ Causal (`causal=True`, q_chunk == k_chunk): Q chunk i attends to K/V chunks 0..i
 core a long and a short row of the triangle; the compute thread learns its Q chunk
 with `block_index` and adds the 0 / -inf mask to the diagonal chunk's scores, a
 block the `masks` thread fills once in the kernel (`fill_causal_mask`; the `mask`
-tensor only gives its CB a block and is never read). The K/V reads are not shared
-then (a row's cores need different chunks). `compile_flash_attention` still picks the
-hand-written kernel of examples/flash_attention_explicit.py for causal by default: it
-is faster on the smallest causal row of bench/flash_attention.py.
+tensor only gives its CB a block and is never read). In the long rows' round the
+cores of a grid row that need a K/V chunk are its first ones, so column 0 reads it and
+multicasts it to them; the short rows' chunks each core reads itself.
 
     python examples/flash_attention.py
 """
@@ -254,8 +253,7 @@ def compile_flash_attention(
     kv_dtype="bfloat16",
 ) -> FlashAttention:
     """Compiles FlashAttention for q, k, v of `shape` [B, H, S, D] with `kernel` (one of
-    KERNELS; default: implicit, explicit when causal: the implicit kernel is not yet
-    faster on every causal row of bench/flash_attention.py). An explicit chunk
+    KERNELS; default implicit). An explicit chunk
     size that cannot work raises ValueError; the implicit kernel's causal diagonal is
     one K/V chunk, so it takes q_chunk == k_chunk. Chunk sizes left as None follow what the
     cost model rewards (bench/flash_attention.py): the largest Q chunk that gives every
@@ -267,7 +265,7 @@ def compile_flash_attention(
     batch, heads, seq_len, head_dim = shape
     grid = tuple(grid)
     _check_shape(shape, grid)
-    kernel = kernel or ("explicit" if causal else "implicit")
+    kernel = kernel or "implicit"
     if kernel not in KERNELS:
         raise ValueError(f"kernel={kernel!r}: choose one of {KERNELS}")
     if causal and kernel == "implicit" and q_chunk and k_chunk and q_chunk != k_chunk:

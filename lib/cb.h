@@ -25,6 +25,9 @@ class CircularBuffer {
   DataFormat format() const { return format_; }
   uint32_t pages_filled() const { return pushed_ - popped_; }
   uint32_t pages_free() const { return num_pages_ - pages_filled(); }
+  // Pushed pages no cb_wait_front has covered (a waited page kept unpopped, a constant
+  // such as a reduce scaler, was read).
+  uint32_t pages_never_waited() const { return pages_filled() - waited_; }
   // Pops so far: a waited page's contents are fixed until it is popped, so (page,
   // pops) names them (math_lanes.h keeps unpacked pages by that name).
   uint64_t pops() const { return pop_calls_; }

@@ -300,6 +300,7 @@ void Device::run() {
   for (;;) {
     if (scheduler_.run()) {
       math_lanes_->drain_all();
+      check_pushed_pages_used();
       return;
     }
     bool woken = false;
@@ -312,6 +313,22 @@ void Device::run() {
     set_error_context(nullptr);
     fail(message.str());
   }
+}
+
+void Device::check_pushed_pages_used() {
+  std::ostringstream left;
+  int count = 0;
+  for (auto& core : cores_)
+    for (CircularBuffer& cb : core->cbs())
+      if (cb.configured() && cb.pages_never_waited() > 0) {
+        left << "\n  " << core->label() << " cb " << cb.id() << ": " << cb.pages_never_waited() << " page(s)";
+        ++count;
+      }
+  if (count == 0) return;
+  set_error_context(nullptr);
+  fail("the run ended with pages pushed to " + std::to_string(count) +
+       " CB(s) that no thread waited for: their data was never used (a wait in a branch not taken or a "
+       "loop that runs too few times?)" + left.str());
 }
 
 std::string Device::report_json() const {

@@ -55,7 +55,9 @@ class Device {
   void add_kernel(const KernelSpec& kernel);
   void set_runtime_args(const std::string& kernel, int row, int col, std::vector<uint32_t> args);
 
-  // Runs every kernel on every core to completion; a deadlock is reported and fails.
+  // Runs every kernel on every core to completion; a deadlock is reported and fails, and
+  // so does a run that ends with pages pushed to a CB that no thread waited for (data
+  // never used).
   void run();
   std::string report_json() const;
 
@@ -81,6 +83,7 @@ class Device {
 
  private:
   std::string context_label() const;
+  void check_pushed_pages_used();
 
   DeviceConfig config_;
   DeviceDescription description_;

@@ -25,6 +25,12 @@ void fail(const std::string& message) {
   _exit(kExitKernelError);
 }
 
+void fail_at(const std::string& source, const std::string& message) {
+  if (source.empty()) fail(message);
+  std::fprintf(stderr, "ttemu location: %s\n", source.c_str());
+  fail(source + ": " + message);
+}
+
 void fail_setup(const std::string& message) {
   std::fprintf(stderr, "ttemu error: %s\n", message.c_str());
   std::fflush(stderr);

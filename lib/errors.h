@@ -14,6 +14,10 @@ constexpr int kExitSetupError = 2;
 void set_error_context(std::function<std::string()> context);
 // A kernel misused the API (or deadlocked): report with context and exit.
 [[noreturn]] void fail(const std::string& message);
+// The same for a misuse the compiler located in the kernel's source: `source` is
+// "file:line" (empty when unknown), reported first on its own line ("ttemu location: ")
+// for the launcher to attach to the error.
+[[noreturn]] void fail_at(const std::string& source, const std::string& message);
 // The program description itself is wrong (no kernel context): report and exit.
 [[noreturn]] void fail_setup(const std::string& message);
 

@@ -641,6 +641,33 @@ void charge_helper(const char* helper) {
   }
 }
 
+namespace {
+std::string tile_list(const int32_t* values, uint32_t rank, const char* separator) {
+  std::string text;
+  for (uint32_t d = 0; d < rank; ++d) text += (d ? separator : "") + std::to_string(values[d]);
+  return text;
+}
+}  // namespace
+
+void check_tile_block(const char* tensor, const char* source, const int32_t* values, uint32_t count) {
+  uint32_t rank = count ? static_cast<uint32_t>(values[0]) : 0;
+  if (count == 0 || count != 1 + 3 * rank) fail("TTLANG_CHECK_TILE_BLOCK: malformed arguments");
+  const int32_t* block = values + 1;
+  const int32_t* shape = block + rank;
+  const int32_t* index = shape + rank;
+  for (uint32_t d = 0; d < rank; ++d) {
+    if (index[d] >= 0 && index[d] <= shape[d] - block[d]) continue;
+    std::string where = index[d] < 0 ? "starts at tile " + std::to_string(index[d])
+                                     : "covers tiles " + std::to_string(index[d]) + ".." +
+                                           std::to_string(index[d] + block[d] - 1);
+    fail_at(source, "a transfer of a " + tile_list(block, rank, "x") + "-tile block at tile index [" +
+                        tile_list(index, rank, ", ") + "] of `" + tensor + "` (" + tile_list(shape, rank, "x") +
+                        " tiles) leaves the tensor: in dim " + std::to_string(d) + " it " + where + " of 0.." +
+                        std::to_string(shape[d] - 1) +
+                        " (pages are numbered row-major: past a row's end are the next row's tiles)");
+  }
+}
+
 void semaphore_set(volatile uint32_t* addr, uint32_t value) {
   device().note_api_call("noc_semaphore_set");
   TracedCall traced("noc_semaphore_set");

@@ -123,5 +123,11 @@ void semaphore_set_multicast(uint32_t src_l1_addr, uint64_t dst_mcast_addr, uint
 // A helper function the generated source defines (a call tt-metal lacks) charges its
 // modeled time through TTLANG_MODELED_COST(name): its stores to L1 cost nothing else.
 void charge_helper(const char* helper);
+// The compiler's check of a transfer's block against its tensor (TTLANG_CHECK_TILE_BLOCK,
+// dataflow_api.h): `values` are the rank r, the block's r extents in tiles, the tensor's
+// r extents, then the block's r first-tile indices. Fails naming `tensor`, the DSL line
+// `source` and the index when the block leaves the tensor in some dimension. Costs nothing:
+// hardware runs no such check.
+void check_tile_block(const char* tensor, const char* source, const int32_t* values, uint32_t count);
 
 }  // namespace ttemu

@@ -9,9 +9,7 @@
     artifact.perf()                            # the timing report of the last run
     artifact.trace("run.json")                 # rerun it, writing a Perfetto timeline
 
-The passes are docs/pipeline.md's stages, by registered name (ttlang.pipeline); the
-simple stage-3 and stage-7 passes stand in for the full D2M pipeline until the later
-stages land. A pass that rejects its input raises `CompileError` naming the pass and
+The passes are docs/pipeline.md's stages, by registered name (ttlang.pipeline). A pass that rejects its input raises `CompileError` naming the pass and
 the op (with its source location); a pass that crashes or leaves IR that does not
 verify raises `CompileError` with `is_compiler_bug` set.
 """
@@ -24,20 +22,21 @@ from dataclasses import dataclass
 from typing import Any
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import FileLineColLoc, ModuleOp
+from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 
 from ttlang.dialects import register_dialects
 from ttlang.pipeline import build_pipeline, pass_factories
 from ttlang.runtime.program import Program
 from ttlang.conversion.program_builder import CBBudgetError, build_program
-from ttlang.transforms.diagnostics import PassError, PassInvariantError
+from ttlang.transforms.diagnostics import PassError, PassInvariantError, source_location
 
 DEFAULT_PIPELINE: tuple[str, ...] = (
     "d2m-generate-datamovement",
     "d2m-hw-thread-selection",
     "d2m-check-cb-traffic",
     "d2m-elementwise-fusion",
+    "d2m-reciprocal-divisor",
     "d2m-bufferize",
     "d2m-memref-provenance",
     "d2m-accumulate-into-dst",
@@ -50,7 +49,7 @@ DEFAULT_PIPELINE: tuple[str, ...] = (
     "canonicalize",
     "convert-ttkernel-to-emitc",
 )
-"""docs/pipeline.md stages 2 to 9, in order."""
+"""docs/pipeline.md's stages after the frontend (1a to 9), in order."""
 
 FRONTEND_STAGE = "frontend"
 
@@ -78,12 +77,8 @@ class CompileError(Exception):
 
 def _location(op: Operation | None) -> str | None:
     """`file:line:col` of `op` or of its closest located ancestor."""
-    while op is not None:
-        if isinstance(op.location, FileLineColLoc):
-            loc = op.location
-            return f"{loc.filename.data}:{loc.line.data}:{loc.column.data}"
-        op = op.parent_op()
-    return None
+    loc = source_location(op)
+    return None if loc is None else f"{loc.filename.data}:{loc.line.data}:{loc.column.data}"
 
 
 def make_context() -> Context:

@@ -288,8 +288,7 @@ void cost_probe_compute() {
   thread.pack_wait_until(thread.committed_at);  // the packer's wait for the commit, not the call
   measure("tile_regs_wait", [] { ttemu::tile_regs_wait(); });
   measure("pack_tile", [] { ttemu::pack_tile(0, 1, 0, false); });
-  measure("tile_regs_release", [] { ttemu::tile_regs_release(); });
-  measure("cb_push_back", [] { ttemu::cb_push_back(1, 1); });
+  measure("tile_regs_release", [] { ttemu::tile_regs_release(); });  // the packed page is not pushed: no thread would wait for it
 }
 
 void test_api_call_costs() {
@@ -336,7 +335,6 @@ void test_api_call_costs() {
       {"tile_regs_wait", c.tile_regs_sync},
       {"pack_tile", static_cast<uint64_t>(std::ceil(2048 / c.pack_bytes_per_cycle))},
       {"tile_regs_release", c.tile_regs_sync},
-      {"cb_push_back", c.cb_call},
   };
   CHECK(g_call_costs == expected);
   for (size_t i = 0; i < std::min(expected.size(), g_call_costs.size()); ++i)
@@ -502,17 +500,57 @@ void test_core_to_core_write_read_and_semaphore() {
 
 void waits_forever_kernel() { ::cb_wait_front(0, 1); }
 
-void test_deadlock_is_reported() {
-  check_fails_with([] {
+// Runs `kernel` alone on a 1 x `cols` grid with one 2-page CB (cb 0); the run must fail
+// with `needle`.
+void check_run_fails_with(const KernelSpec& kernel, int cols, const std::string& needle) {
+  check_fails_with([&] {
     DeviceConfig config;
     config.rows = 1;
-    config.cols = 2;
+    config.cols = cols;
     Device device(config, n150());
     device.add_cb(0, 2, 2048, DataFormat::Float16_b);
-    device.add_kernel({"stuck", ThreadKind::Writer, waits_forever_kernel});
+    device.add_kernel(kernel);
     device.run();
-  }, "deadlock: no thread can make progress; 2 blocked thread(s):\n  core (0,0) writer [kernel 'stuck']: cb 0: "
-     "cb_wait_front wants 1 page(s), 0 available\n  core (0,1) writer [kernel 'stuck']");
+  }, needle);
+}
+
+void test_deadlock_is_reported() {
+  check_run_fails_with({"stuck", ThreadKind::Writer, waits_forever_kernel}, 2,
+                       "deadlock: no thread can make progress; 2 blocked thread(s):\n  core (0,0) writer [kernel "
+                       "'stuck']: cb 0: cb_wait_front wants 1 page(s), 0 available\n  core (0,1) writer [kernel 'stuck']");
+}
+
+void pushes_unread_kernel() {
+  ::cb_reserve_back(0, 1);
+  ::cb_push_back(0, 1);
+}
+
+// A run that ends with a CB holding pushed pages no thread waited for used that data
+// nowhere: an output never written back comes back silently unchanged, so it is an
+// error. (A waited page left unpopped, like a reduce scaler, was read: no error.)
+void test_pages_left_in_a_cb_are_reported() {
+  check_run_fails_with({"producer", ThreadKind::Reader, pushes_unread_kernel}, 1,
+                       "the run ended with pages pushed to 1 CB(s) that no thread waited for: their data was never "
+                       "used (a wait in a branch not taken or a loop that runs too few times?)\n  core (0,0) cb 0: "
+                       "1 page(s)");
+  // (test_cb_hand_off_carries_time runs a producer and a consumer that pops: no error)
+}
+
+// The compiler's per-dimension check of a transfer's block (TTLANG_CHECK_TILE_BLOCK):
+// rank, block extents, tensor extents, then the block's first tile in each dimension.
+void test_tile_block_check() {
+  uint32_t row = 0, col = 1;
+  TTLANG_CHECK_TILE_BLOCK("x", "k.py:7", 2, 1, 2, 2, 3, row, col);  // tiles 1..2 of a 3-tile row: inside
+  TTLANG_CHECK_TILE_BLOCK("x", "k.py:7", 2, 2, 3, 2, 3, 0, 0);      // the whole tensor
+  // tiles 2..3 of a 3-tile row: page 3 exists (it is row 1's first tile), so only the
+  // per-dimension check sees it
+  check_fails_with([] { TTLANG_CHECK_TILE_BLOCK("x", "k.py:7", 2, 1, 2, 2, 3, 0, 2); },
+                   "ttemu location: k.py:7\nttemu error: k.py:7: a transfer of a 1x2-tile block at tile index [0, 2] "
+                   "of `x` (2x3 tiles) leaves the tensor: in dim 1 it covers tiles 2..3 of 0..2");
+  uint32_t minus_one = 0xffffffffu;  // a run-time index computed below zero in uint32_t
+  check_fails_with([=] { TTLANG_CHECK_TILE_BLOCK("q", "", 4, 1, 1, 1, 4, 1, 8, 2, 4, 0, 7, minus_one, 0); },
+                   "ttemu error: a transfer of a 1x1x1x4-tile block at tile index [0, 7, -1, 0] of `q` "
+                   "(1x8x2x4 tiles) leaves the tensor: in dim 2 it starts at tile -1 of 0..1");
 }
 
 void test_scheduler_runs_earliest_first() {
@@ -551,5 +589,7 @@ int main() {
   test_cb_hand_off_carries_time();
   test_core_to_core_write_read_and_semaphore();
   test_deadlock_is_reported();
+  test_tile_block_check();
+  test_pages_left_in_a_cb_are_reported();
   return finish_checks("emulator unit tests");
 }

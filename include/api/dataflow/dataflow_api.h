@@ -85,6 +85,17 @@ struct TensorAccessor {
   }
 };
 
+// ---- the compiler's bounds check of a transfer (ttkernel.check_tile_block) ---------
+// The generated source calls TTLANG_CHECK_TILE_BLOCK(tensor, source, rank, block...,
+// shape..., index...) before a block's transfers; it defines the macro empty for
+// hardware, where nothing would report a failure.
+template <typename... Values>
+inline void ttemu_check_tile_block(const char* tensor, const char* source, Values... values) {
+  const int32_t list[] = {static_cast<int32_t>(values)...};
+  ttemu::check_tile_block(tensor, source, list, sizeof...(Values));
+}
+#define TTLANG_CHECK_TILE_BLOCK(...) ttemu_check_tile_block(__VA_ARGS__)
+
 namespace ttemu_detail {
 template <typename AddrGen>
 inline uint32_t page_size_of(const AddrGen& s) { return s.page_size; }

@@ -28,7 +28,11 @@ Rewrites:
   cb_push_back` of the block's tile count.
 - DMA: `d2m.dma_read/dma_write` of a block -> loops over the block's tiles issuing
   `noc_async_read_tile/write_tile` through an `InterleavedAddrGenFast` built from the
-  buffer's address argument; `d2m.dma_wait` -> the read or write barrier.
+  buffer's address argument; `d2m.dma_wait` -> the read or write barrier. Before the
+  loops, the block is checked against the tensor's tile shape per dimension: constant
+  indices here (a PassError when outside), others by `ttkernel.check_tile_block`, which
+  the emulator runs (pages are numbered row-major: a block past a row's end would move
+  the next row's tiles).
 - Multicast: `d2m.dma_mcast` -> `noc_async_write_multicast` of the block to the same
   address on the rectangle's cores other than the sender; the rectangle's corners are
   the NoC coordinates of its first and last column and row (the `noc_x`/`noc_y` args).
@@ -72,7 +76,8 @@ After:
     ttkernel.add_tiles(%lhs_cb, %rhs_cb, %t, %t, %c0)
     ttkernel.tile_regs_commit()
 
-Fails (PassError) on ops it has no kernel-API form for (`d2m.iter_index`), on loops or branches carrying values, on DMA and multicast of
+Fails (PassError) on ops it has no kernel-API form for (`d2m.iter_index`), on loops or branches carrying values, on a DMA block
+at constant indices outside its tensor, on DMA and multicast of
 blocks not from `d2m.wait`/`d2m.reserve` or to memrefs that are not kernel arguments,
 on tile operands it cannot trace to a CB block or a DST slot, on more than one generic
 per kernel function and on more than one kernel per module.
@@ -107,7 +112,7 @@ from ttlang.dialects import d2m, ttkernel
 from ttlang.dialects.ttcore import DataType, MemorySpace, TileType
 from ttlang.transforms.analysis.compute_config import COMPUTE_CONFIG_ATTR, compute_config_of
 from ttlang.transforms.analysis.provenance import CBBlock, DstRegister, memref_origin
-from ttlang.transforms.diagnostics import PassError, PassInvariantError
+from ttlang.transforms.diagnostics import PassError, PassInvariantError, source_location
 
 PROGRAM_ATTR = "ttlang.program"
 """The module attribute describing the launch (see the module docstring)."""
@@ -356,6 +361,9 @@ class _KernelBuilder:
             assert isinstance(op.value, IntegerAttr)
             self.values[op.result] = _i32(builder, op.value.value.data)
             return
+        if isinstance(op, arith.IndexCastOp) and self.value(op.input).type == i32:
+            self.values[op.result] = self.value(op.input)  # i32 to index: both i32 now
+            return
         new = type(op).create(
             operands=[self.value(operand) for operand in op.operands],
             result_types=[i32 if _is_index(r.type) else r.type for r in op.results],
@@ -437,6 +445,7 @@ class _KernelBuilder:
         l1_type = l1.type
         assert isinstance(l1_type, MemRefType)
         block_shape = l1_type.get_shape()
+        self.check_tile_block(op, dram, origin, block_shape, builder)
         transfer = ttkernel.NocAsyncReadTileOp if reading else ttkernel.NocAsyncWriteTileOp
 
         def per_tile(inner: Builder, ivs: list[SSAValue]) -> None:
@@ -453,6 +462,35 @@ class _KernelBuilder:
 
         emit_i32_loops(builder, block_shape, per_tile)
         self.transfers[op.tx] = reading
+
+    def check_tile_block(
+        self,
+        op: d2m.DMAReadOp | d2m.DMAWriteOp,
+        dram: SSAValue,
+        origin: Sequence[SSAValue],
+        block_shape: Sequence[int],
+        builder: Builder,
+    ) -> None:
+        """The bounds check of a transfer's block: an error here when every index is a
+        constant, else `ttkernel.check_tile_block` for the emulator to run (pages are
+        numbered row-major: a block past a row's end would move the next row's tiles)."""
+        dram_type = dram.type
+        assert isinstance(dram_type, MemRefType)
+        shape = dram_type.get_shape()
+        name = dram.name_hint or f"arg{list(self.kernel_args).index(dram)}"
+        constants = [ttkernel.constant_int(index) for index in origin]
+        for dim, (index, tiles, extent) in enumerate(zip(constants, block_shape, shape)):
+            if index is not None and not 0 <= index <= extent - tiles:
+                raise PassError(
+                    op,
+                    f"moves a block of {tiles} tiles at tile {index} of dim {dim}, outside "
+                    f"`{name}` ({extent} tiles).",
+                )
+        if None not in constants:
+            return
+        location = source_location(op)
+        source = "" if location is None else f"{location.filename.data}:{location.line.data}"
+        builder.insert(ttkernel.CheckTileBlockOp(origin, name, block_shape, shape, source))
 
     def fill_causal_mask(self, op: d2m.FillCausalMaskOp, builder: Builder) -> None:
         """One mask tile per tile of the block; tile (.., i, j) starts `col + 32 j - row

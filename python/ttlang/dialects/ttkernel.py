@@ -32,6 +32,7 @@ from typing import ClassVar
 from xdsl.dialects import func
 from xdsl.dialects.arith import ConstantOp
 from xdsl.dialects.builtin import (
+    ArrayAttr,
     I32,
     I64,
     Float32Type,
@@ -40,6 +41,7 @@ from xdsl.dialects.builtin import (
     i32,
     i64,
 )
+from xdsl.dialects.emitc import EmitC_OpaqueAttr
 from xdsl.dialects.utils import EnumAttribute
 from xdsl.ir import (
     Attribute,
@@ -58,6 +60,7 @@ from xdsl.irdl import (
     param_def,
     prop_def,
     result_def,
+    var_operand_def,
 )
 from xdsl.parser import AttrParser
 from xdsl.printer import Printer
@@ -250,7 +253,7 @@ def kernel_thread(op: Operation) -> Thread | None:
     return attr.data if isinstance(attr, ThreadAttr) else None
 
 
-def _constant_int(value: SSAValue) -> int | None:
+def constant_int(value: SSAValue) -> int | None:
     """The value of `value` if an `arith.constant` defines it."""
     owner = value.owner
     if isinstance(owner, ConstantOp) and isinstance(owner.value, IntegerAttr):
@@ -311,7 +314,8 @@ class TTKernelOp(IRDLOperation):
             if self.THREADS == "datamovement" and thread.is_compute:
                 raise VerifyException("a data-movement op cannot run in a compute kernel")
         for name, _ in type(self).get_irdl_definition().operands:
-            value = _constant_int(getattr(self, name))
+            operand = getattr(self, name)
+            value = constant_int(operand) if isinstance(operand, SSAValue) else None
             if value is None:
                 continue
             if _is_cb_operand(name) and not 0 <= value < NUM_CBS:
@@ -1525,6 +1529,78 @@ class NocAsyncWriteTileOp(_TileTransferOp):
 
 
 @irdl_op_definition
+class CheckTileBlockOp(_DataMovementOp):
+    """Checks that a transfer's block of `block` tiles at tile `indices` of the tensor
+    `tensor` (`shape` tiles) lies inside the tensor in every dimension. The pages a
+    transfer moves are numbered row-major, so a block past the end of a row would move
+    the next row's tiles with no error; the emulator reports it instead, naming the
+    core, thread, kernel, the DSL line `source` and the index.
+
+    tt-metal has no such call and hardware has nowhere to report it: `CPP_DEFINITION`
+    makes `TTLANG_CHECK_TILE_BLOCK` empty unless the emulator's kernel headers define it
+    (ttemu::check_tile_block). Its arguments: tensor name, source line, rank, the block
+    shape, the tensor shape, then the indices.
+
+        ttkernel.check_tile_block(%row, %col) tensor "x" block [1, 2] of [2, 3] at "k.py:17"
+    """
+
+    name = "ttkernel.check_tile_block"
+    CALLEE: ClassVar[str | None] = "TTLANG_CHECK_TILE_BLOCK"
+    indices = var_operand_def(I32)
+    tensor = prop_def(StringAttr)
+    block = prop_def(ArrayAttr[IntegerAttr[I64]])
+    shape = prop_def(ArrayAttr[IntegerAttr[I64]])
+    source = prop_def(StringAttr)
+    assembly_format = (
+        "`(` $indices `)` `tensor` $tensor `block` $block `of` $shape `at` $source attr-dict"
+    )
+    CPP_DEFINITION: ClassVar[str] = """\
+#ifndef TTLANG_CHECK_TILE_BLOCK  // the emulator's check of a transfer's tiles against its tensor
+#define TTLANG_CHECK_TILE_BLOCK(...)
+#endif"""
+
+    def __init__(
+        self,
+        indices: Sequence[SSAValue],
+        tensor: str,
+        block: Sequence[int],
+        shape: Sequence[int],
+        source: str,
+    ):
+        def ints(values: Sequence[int]) -> ArrayAttr:
+            return ArrayAttr([IntegerAttr(v, i64) for v in values])
+
+        super().__init__(
+            operands=[indices],
+            properties={
+                "tensor": StringAttr(tensor),
+                "block": ints(block),
+                "shape": ints(shape),
+                "source": StringAttr(source),
+            },
+        )
+
+    def cpp_literal_args(self) -> tuple[Attribute, ...]:
+        quoted = [_cpp_string(self.tensor.data), _cpp_string(self.source.data)]
+        sizes = [len(self.indices), *(a.value.data for a in self.block), *(a.value.data for a in self.shape)]
+        return (*quoted, *(IntegerAttr(v, i32) for v in sizes))
+
+    def verify_(self) -> None:
+        super().verify_()
+        if not len(self.indices) == len(self.block) == len(self.shape):
+            raise VerifyException(
+                f"{len(self.indices)} indices for a block of rank {len(self.block)} in a tensor "
+                f"of rank {len(self.shape)}"
+            )
+
+
+def _cpp_string(text: str) -> Attribute:
+    """`text` as a C++ string literal (an opaque emitc attribute)."""
+    escaped = text.replace("\\", "\\\\").replace('"', '\\"')
+    return EmitC_OpaqueAttr(StringAttr(f'"{escaped}"'))
+
+
+@irdl_op_definition
 class GetNocAddrOp(_DataMovementOp):
     """The NoC address of L1 address `addr` on the core at NoC coordinates (x, y)."""
 
@@ -1877,6 +1953,7 @@ TTKernel = Dialect(
         GetInterleavedAddrGenFastOp,
         NocAsyncReadTileOp,
         NocAsyncWriteTileOp,
+        CheckTileBlockOp,
         GetNocAddrOp,
         NocAsyncReadOp,
         NocAsyncWriteOp,

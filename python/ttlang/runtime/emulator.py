@@ -60,7 +60,7 @@ def run(
             _run_subprocess(executable, work, timeout, trace.emulator_environment() if trace else {})
         except EmulatorError as error:
             names = {cb.index: cb.name for cb in program.cbs if cb.name}
-            raise EmulatorError(name_cbs(str(error), names)) from None
+            raise EmulatorError(name_cbs(str(error), names), error.filename, error.line) from None
         index_of = {buffer.name: index for index, buffer in enumerate(program.buffers)}
         outputs = {
             buffer.name: tiles.from_page_bytes(
@@ -140,7 +140,7 @@ def _run_subprocess(executable: Path, work: Path, timeout: float, environment: d
         env={**os.environ, **environment},
     ) as process:
         try:
-            stdout, stderr = process.communicate(timeout=timeout)
+            _, stderr = process.communicate(timeout=timeout)
         except subprocess.TimeoutExpired:
             # SIGTERM: the emulator names every thread still running and its last API call.
             process.terminate()
@@ -159,12 +159,22 @@ def _run_subprocess(executable: Path, work: Path, timeout: float, environment: d
                     ]
                 )
             ) from None
-    result = subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr)
-    if result.returncode == 0:
+    if process.returncode == 0:
         return
-    messages = [l.removeprefix("ttemu error: ") for l in result.stderr.splitlines() if l.strip()]
+    # A check the compiler located names its kernel line first: "ttemu location: file:line".
+    filename = line = None
+    messages = []
+    for text in stderr.splitlines():
+        if text.startswith(_LOCATION):
+            filename, _, number = text.removeprefix(_LOCATION).rpartition(":")
+            line = int(number)
+        elif text.strip():
+            messages.append(text.removeprefix("ttemu error: "))
     detail = "\n".join(messages) or "(no message)"
-    if result.returncode < 0:
-        name = signal.Signals(-result.returncode).name
-        raise EmulatorError(f"the emulator died with {name}:\n{detail}")
-    raise EmulatorError(detail)
+    if process.returncode < 0:
+        name = signal.Signals(-process.returncode).name
+        raise EmulatorError(f"the emulator died with {name}:\n{detail}", filename, line)
+    raise EmulatorError(detail, filename, line)
+
+
+_LOCATION = "ttemu location: "

@@ -16,7 +16,14 @@ class KernelCompileError(RuntimeLaunchError):
 
 
 class EmulatorError(RuntimeLaunchError):
-    """The emulated run failed: API misuse, deadlock, crash or timeout of a kernel."""
+    """The emulated run failed: API misuse, deadlock, crash or timeout of a kernel.
+    `filename` and `line` locate the kernel statement at fault when the compiler
+    located the failed check (an accessor index past its tensor), else None."""
+
+    def __init__(self, message: str, filename: str | None = None, line: int | None = None):
+        super().__init__(message)
+        self.filename = filename
+        self.line = line
 
 
 class HardwareUnavailableError(RuntimeLaunchError):

@@ -4,6 +4,7 @@ output element with torch under an error bound derived from the kernel's express
 
     ttlang-fuzz --count 300 --seed 1          # a fixed-seed run (make test runs one)
     ttlang-fuzz --minutes 60 --seed 7 --jobs 2   # a long run, two processes
+    ttlang-fuzz --count 20000 --progress 500     # a progress line every 500 kernels
     python fuzz-failures/case_1234.py         # a failure's standalone repro
 
 What a case is (`Case`, drawn from one seed):
@@ -657,14 +658,21 @@ def _run_one(seed: int, work: Path, failures: Path) -> str | None:
 
 
 def fuzz(
-    seeds, work: Path, failures: Path, deadline: float | None = None, jobs: int = 1, log=print
+    seeds,
+    work: Path,
+    failures: Path,
+    deadline: float | None = None,
+    jobs: int = 1,
+    log=print,
+    progress_every: int = 0,
 ) -> tuple[int, list[int]]:
     """Runs the cases of `seeds` in `jobs` processes (until `deadline`, a
-    time.monotonic()); a failing case's module is copied to `failures`. Returns (cases
-    run, failing seeds)."""
+    time.monotonic()); a failing case's module is copied to `failures`. Logs a progress
+    line every `progress_every` cases (0: none). Returns (cases run, failing seeds)."""
     work.mkdir(parents=True, exist_ok=True)
     sys.path.insert(0, str(work.resolve()))
     ran, failed = 0, []
+    start = time.monotonic()
 
     def record(seed: int, report: str | None) -> None:
         nonlocal ran
@@ -672,6 +680,9 @@ def fuzz(
         if report is not None:
             log(report)
             failed.append(seed)
+        if progress_every and ran % progress_every == 0:
+            minutes = (time.monotonic() - start) / 60
+            log(f"ttlang-fuzz: {ran} kernels so far, {len(failed)} failures, {minutes:.1f} min (last seed {seed})")
 
     if jobs == 1:
         for seed in seeds:
@@ -705,6 +716,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=1, help="cases run in parallel (processes)")
     parser.add_argument("--work-dir", type=Path, default=Path("fuzz-work"), help="where case modules are written")
     parser.add_argument("--failures", type=Path, default=Path("fuzz-failures"), help="where failing cases are kept")
+    parser.add_argument("--progress", type=int, default=0, metavar="N", help="print a progress line every N cases")
     args = parser.parse_args(argv)
     start = time.monotonic()
     if args.minutes is not None:
@@ -712,7 +724,7 @@ def main(argv: list[str] | None = None) -> int:
         deadline = start + 60 * args.minutes
     else:
         seeds, deadline = range(args.seed, args.seed + args.count), None
-    ran, failed = fuzz(seeds, args.work_dir, args.failures, deadline, args.jobs)
+    ran, failed = fuzz(seeds, args.work_dir, args.failures, deadline, args.jobs, progress_every=args.progress)
     minutes = (time.monotonic() - start) / 60
     print(f"ttlang-fuzz: {ran} kernels, {len(failed)} failures, {minutes:.1f} min (seeds from {args.seed})")
     return 1 if failed else 0

@@ -21,12 +21,20 @@ by the generic's iteration space (docs/dsl.md, "Implicit operands"):
 
 Triangular spaces and dealing: the generic's `loop_bounds` give a loop dim (one no
 grid dim splits) a bound computed from the block indices of the dims outside it
-(causal attention: K/V chunks 0..i for Q chunk i); the generated loop runs to it, and
-an input whose blocks are shared along a grid dim is no longer multicast when a
-bound above it depends on that grid dim's loop dim (the cores' loops differ). `deal =
+(causal attention: K/V chunks 0..i for Q chunk i); the generated loop runs to it.
+When a bound above an input shared along a grid dim depends on that dim's loop dim,
+the cores' loops differ: the input is multicast only in the rounds (core-local
+blocks n of the split dim) where, evaluated at compile time for every core, the
+bound does not grow along the grid dim, so the cores reaching a block are the first
+ones, and where every core has moved as many of the input's blocks as the first
+before each of the round's (a multicast lands in the sender's CB slot; the loops are
+walked at compile time: two heads per core whose counts differ fail it); the first
+core counts the receivers at run time and multicasts to just those (none: no
+handshake). Within a round those cores only shrink, so no receiver signals `ready`
+for a later block early. In the other rounds every core reads its own blocks. `deal =
 "serpentine"` deals a split dim's R blocks per core over G cores in rounds: the
-core's nth block is r·G + x for round r = R − 1 − n even, r·G + G − 1 − x odd (with
-R = 2: 2G − 1 − x, then x: a long and a short row of a triangle). Every
+core's nth block is r·G + G − 1 − x for even n, r·G + x for odd n, r = R − 1 − n
+(with R = 2: 2G − 1 − x, then x: a long and a short row of a triangle). Every
 `d2m.block_index(dim) %n` in the generic's threads becomes that arithmetic.
 
 Before (compute thread of a 1x2-grid triangle: a block i, b blocks 0..i):
@@ -39,16 +47,24 @@ Before (compute thread of a 1x2-grid triangle: a block i, b blocks 0..i):
         %end = arith.addi %i, %c1 : index
         scf.for %j = %c0 to %end step %c1 { %y = d2m.wait %b_cb ... }
 
-After (`%i` = 2·(1 − n) + (x, or 1 − x when 1 − n is odd); the reader's b loop runs
-to the same bound):
+After (`%i` = 2·(1 − n) + (1 − x when n is even, else x); the reader's b loop runs
+to the same bound; in round 0, blocks 3 − x with bounds 4, 3, core 0 multicasts b):
 
         %r = arith.subi %c1, %n : index
-        %odd = arith.remui %r, %c2 : index
-        ... %i = arith.addi (arith.muli %r, %c2), (x + odd · (1 − x − x))
+        %even = arith.remui (arith.addi %n, %c1), %c2 : index
+        ... %i = arith.addi (arith.muli %r, %c2), (x + even · (1 − x − x))
     }, {
       scf.for %d0 = %c0 to %c2 step %c1 {
         ... reserve, dma_read %a[i, 0], push ...
-        scf.for %d1 = %c0 to (i + 1) step %c1 { ... dma_read %b[%d1, 0] ... }
+        scf.for %d1 = %c0 to (i + 1) step %c1 {
+          %blk = d2m.reserve %b_cb ...
+          scf.if (%d0 == 0) {
+            scf.if (x == 0) {
+              dma_read %b[%d1, 0]; %n = [%d1 < core 1's bound]   // receivers
+              scf.if (%n > 0) { semaphore_wait ready, %n; dma_mcast ... mcast[1, %n + 1]; ... }
+            } else { semaphore_inc ready at (y, 0); semaphore_wait valid }
+          } else { dma_read %b[%d1, 0] ... }
+          d2m.push %b_cb
 
 Inputs get a reader: `reserve`, `dma_read` of the block, `dma_wait`, `push` (the reads
 of one loop level are all issued before the first wait). An input whose map does not
@@ -142,6 +158,7 @@ from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import (
     ArrayAttr,
     IndexType,
+    IntegerType,
     IntegerAttr,
     MemRefType,
     ModuleOp,
@@ -175,6 +192,20 @@ class Stream:
     indexing_map: AffineMap
     depth: int
     shared_grid_dims: tuple[int, ...]
+    # multicast only in these core-local blocks of the split loop dim `round_dim`, to the
+    # first cores whose bounded loops reach the block (None: always, to every core)
+    rounds: tuple[int, ...] | None = None
+    round_dim: int | None = None
+
+    @property
+    def sharing(self) -> tuple[tuple[int, ...], tuple[int, ...] | None]:
+        """Streams with the same sharing share a handshake (and its semaphores)."""
+        return self.shared_grid_dims, self.rounds
+
+
+Member = tuple[SSAValue, SSAValue, SSAValue, list[SSAValue]]  # cb, L1 block, source, indices
+Group = tuple[tuple[int, ...], tuple[SSAValue, SSAValue], Sequence[Member]]  # shared dims, semaphores
+Sharing = tuple[tuple[int, ...], tuple[int, ...] | None]  # Stream.sharing
 
 
 @dataclass(frozen=True)
@@ -381,13 +412,111 @@ def _streams(
         depth = 1 + max(used, default=-1)
         # the loops down to the stream's depth, bounded by a split dim, differ per core
         varying = {d for bound in space.bounds[:depth] if bound is not None for d in bound.used_dims()}
-        shared = tuple(
-            grid_dim
+        varying &= set(space.grid_dim_of)
+        candidates = [
+            (dim, grid_dim)
             for dim, grid_dim in sorted(space.grid_dim_of.items(), key=lambda item: item[1])
-            if is_input and dim not in used and dim not in varying and space.grid[grid_dim] > 1
-        )
-        streams.append(Stream(index, is_input, maps[index], depth, shared))
+            if is_input and dim not in used and space.grid[grid_dim] > 1
+        ]
+        shared = tuple(g for dim, g in candidates if dim not in varying)
+        stream = Stream(index, is_input, maps[index], depth, shared)
+        if not varying:
+            streams.append(stream)
+            continue
+        # Loops that differ per core along one grid dim: multicast in the core-local
+        # blocks (rounds) where the cores needing a block are the first ones along it.
+        (round_dim,) = varying if len(varying) == 1 else (None,)
+        rounds = _prefix_rounds(space, round_dim, depth) if round_dim is not None else ()
+        if shared or not rounds or round_dim not in dict(candidates):
+            streams.append(stream)
+            continue
+        grid_dim = space.grid_dim_of[round_dim]
+        streams.append(Stream(index, is_input, maps[index], depth, (grid_dim,), rounds, round_dim))
     return streams
+
+
+def _deal(space: IterationSpace, dim: int, core: int, n: int) -> int:
+    """Emitter.block_index at compile time: the block of loop dim `dim` (split by a grid
+    dim) that core coordinate `core` takes as its nth."""
+    per_core, cores = space.blocks_per_core[dim], space.grid[space.grid_dim_of[dim]]
+    if space.deal == "contiguous":
+        return core * per_core + n
+    return (per_core - 1 - n) * cores + (cores - 1 - core if n % 2 == 0 else core)
+
+
+def _prefix_rounds(space: IterationSpace, round_dim: int, depth: int) -> tuple[int, ...]:
+    """The core-local blocks n of `round_dim` in which every bound above `depth` is
+    non-increasing along the grid dim splitting it (at every block index of the other
+    dims the bounds use): then the cores whose loops reach an iteration are the first
+    ones, and the first core, whose loops reach every one, can multicast to them. A
+    multicast lands at the sender's CB slot, so a round also needs every receiver to
+    have moved as many blocks of the stream as the sender before each of its blocks
+    (`_aligned`)."""
+    cores = space.grid[space.grid_dim_of[round_dim]]
+    blocks = [
+        space.blocks_per_core[d] * (space.grid[space.grid_dim_of[d]] if d in space.grid_dim_of else 1)
+        for d in range(len(space.block))
+    ]
+    bounds = [b for b in space.bounds[:depth] if b is not None and round_dim in b.used_dims()]
+    rounds = []
+    for n in range(space.blocks_per_core[round_dim]):
+        monotone = True
+        for bound in bounds:
+            others = sorted(bound.used_dims() - {round_dim})
+            for point in product(*(range(blocks[d]) for d in others)):
+                values = [0] * len(space.block)
+                for d, value in zip(others, point):
+                    values[d] = value
+                counts = []
+                for core in range(cores):
+                    values[round_dim] = _deal(space, round_dim, core, n)
+                    counts.append(bound.eval(values, []))
+                monotone &= all(a >= b for a, b in zip(counts, counts[1:]))
+        if monotone:
+            rounds.append(n)
+    return _aligned(space, round_dim, depth, rounds)
+
+
+def _aligned(space: IterationSpace, round_dim: int, depth: int, rounds: Sequence[int]) -> tuple[int, ...]:
+    """Those of `rounds` in which, on every grid row (column), each core reaching an
+    iteration of the loops down to `depth` has moved the same number of blocks before
+    it as the first core (the loops are walked at compile time)."""
+    grid_dim = space.grid_dim_of[round_dim]
+    other_dim = 1 - grid_dim
+
+    def iterations(core: tuple[int, int]) -> dict[tuple[int, ...], int]:
+        """The core's loop iterations down to `depth`, each with its position."""
+        order: dict[tuple[int, ...], int] = {}
+
+        def walk(ivs: list[int]) -> None:
+            if len(ivs) == depth:
+                order[tuple(ivs)] = len(order)
+                return
+            d, bound = len(ivs), space.bounds[len(ivs)]
+            count = space.blocks_per_core[d]
+            if bound is not None:
+                values = [
+                    _deal(space, e, core[space.grid_dim_of[e]], v) if e in space.grid_dim_of else v
+                    for e, v in enumerate(ivs)
+                ]
+                count = bound.eval(values + [0] * (len(space.block) - len(values)), [])
+            for v in range(count):
+                walk([*ivs, v])
+
+        walk([])
+        return order
+
+    kept = set(rounds)
+    for other in range(space.grid[other_dim]):
+        def core(position: int) -> tuple[int, int]:
+            return (position, other) if grid_dim == 0 else (other, position)
+
+        first = iterations(core(0))
+        for position in range(1, space.grid[grid_dim]):
+            for ivs, index in iterations(core(position)).items():
+                if ivs[round_dim] in kept and first.get(ivs) != index:
+                    kept.discard(ivs[round_dim])
+    return tuple(n for n in rounds if n in kept)
 
 
 class _RegionWriter:
@@ -428,7 +557,7 @@ class _RegionWriter:
         self,
         streams: Sequence[Stream],
         emit_stream,
-        semaphores: dict[tuple[int, ...], tuple[SSAValue, SSAValue]],
+        semaphores: dict[Sharing, tuple[SSAValue, SSAValue]],
         writes_after_inner_loops: bool,
     ) -> None:
         """Loops over the core's blocks down to the deepest stream; each stream's block
@@ -483,8 +612,8 @@ class Emitter:
     def block_index(self, place: _RegionWriter | _CoreIndices, dim: int, n: SSAValue) -> SSAValue:
         """The block index along loop dim `dim` of the core's `n`th block along it:
         contiguous, the core's first block + n; serpentine, with R blocks per core over
-        G cores, round r = R - 1 - n gives block r·G + (x if r is even, else G - 1 - x),
-        so the first round deals the last G blocks backwards; a dim no grid dim splits, n."""
+        G cores, block r·G + (G - 1 - x if n is even, else x) of round r = R - 1 - n:
+        the first round deals the last G blocks backwards; a dim no grid dim splits, n."""
         space = place.space
         if dim not in space.grid_dim_of:
             return n
@@ -498,9 +627,9 @@ class Emitter:
         cores = space.grid[grid_dim]
         last = self.constant(space.blocks_per_core[dim] - 1)
         round_ = self.emit(arith.SubiOp(last, n))
-        odd = self.emit(arith.RemUIOp(round_, self.constant(2)))
+        even = self.emit(arith.RemUIOp(self.emit(arith.AddiOp(n, self.constant(1))), self.constant(2)))
         mirrored = self.emit(arith.SubiOp(self.constant(cores - 1), x))
-        flip = self.emit(arith.MuliOp(odd, self.emit(arith.SubiOp(mirrored, x))))
+        flip = self.emit(arith.MuliOp(even, self.emit(arith.SubiOp(mirrored, x))))
         position = self.emit(arith.AddiOp(x, flip))
         return self.emit(arith.AddiOp(self.emit(arith.MuliOp(round_, self.constant(cores))), position))
 
@@ -567,44 +696,111 @@ def _read(
     block: Block,
     streams: Sequence[Stream],
     ivs: Sequence[SSAValue],
-    semaphores: dict[tuple[int, ...], tuple[SSAValue, SSAValue]],
+    semaphores: dict[Sharing, tuple[SSAValue, SSAValue]],
 ) -> None:
     """Reads one block of each of `streams`: the DRAM reads are all issued before the
     first is waited for (they overlap on the NoC); then the multicast blocks, one
     handshake per set of streams with the same senders."""
     emit = writer.emit
     reads = []
-    multicasts: dict[tuple[int, ...], list[tuple[SSAValue, SSAValue, SSAValue, list[SSAValue]]]] = {}
+    multicasts: dict[Sharing, list[Member]] = {}
+    partial: dict[Sharing, Stream] = {}
     for stream in streams:
         cb = block_cb(writer, stream)
         l1_block = emit(d2m.ReserveOp(cb, cb.type.block), block).result
         indices = writer.tile_indices(block, stream, ivs)
         source = writer.generic.operands[stream.index]
         if stream.shared_grid_dims:
-            multicasts.setdefault(stream.shared_grid_dims, []).append((cb, l1_block, source, indices))
+            multicasts.setdefault(stream.sharing, []).append((cb, l1_block, source, indices))
+            if stream.rounds is not None:
+                partial[stream.sharing] = stream
         else:
             reads.append((cb, emit(d2m.DMAReadOp(source, indices, l1_block), block).tx))
     for cb, tx in reads:
         emit(d2m.DMAWaitOp(tx), block)
         emit(d2m.PushOp(cb), block)
-    if multicasts:
-        groups = [(shared, semaphores[shared], members) for shared, members in multicasts.items()]
+    groups = [
+        (sharing[0], semaphores[sharing], members)
+        for sharing, members in multicasts.items()
+        if sharing not in partial
+    ]
+    if groups:
         _multicast(writer, block, groups)
-        for _, _, members in groups:
-            for cb, *_ in members:
-                emit(d2m.PushOp(cb), block)
+    for sharing, stream in partial.items():
+        _multicast_in_rounds(writer, block, stream, (sharing[0], semaphores[sharing], multicasts[sharing]), ivs)
+    for members in multicasts.values():
+        for cb, *_ in members:
+            emit(d2m.PushOp(cb), block)
 
 
-Member = tuple[SSAValue, SSAValue, SSAValue, list[SSAValue]]  # cb, L1 block, source, indices
-Group = tuple[tuple[int, ...], tuple[SSAValue, SSAValue], Sequence[Member]]  # shared dims, semaphores
+def _multicast_in_rounds(
+    writer: _RegionWriter, block: Block, stream: Stream, group: Group, ivs: Sequence[SSAValue]
+) -> None:
+    """A group multicast only in `stream.rounds` (core-local blocks of its round dim)
+    and only to the cores whose bounded loops reach this iteration (the first ones
+    along the grid dim: the first core counts them); in other rounds every core reads
+    its own blocks. The cores that take a block shrink from one iteration to the next
+    within a round, so a receiver never signals `ready` for a block before the one it
+    waits for is sent."""
+    emit, constant = writer.emit, writer.constant
+    assert stream.round_dim is not None and stream.rounds is not None
+    (grid_dim,) = group[0]
+    here = ivs[stream.round_dim]
+    in_rounds = None
+    for n in stream.rounds:
+        equal = emit(arith.CmpiOp(here, constant(n), "eq"), block).result
+        in_rounds = equal if in_rounds is None else emit(arith.OrIOp(in_rounds, equal), block).result
+    shared, own = Block(), Block()
+    _multicast(writer, shared, [group], lambda branch: _receivers(writer, branch, stream, grid_dim, ivs))
+    reads = [emit(d2m.DMAReadOp(source, indices, l1), own).tx for _, l1, source, indices in group[2]]
+    for tx in reads:
+        emit(d2m.DMAWaitOp(tx), own)
+    shared.add_op(scf.YieldOp())
+    own.add_op(scf.YieldOp())
+    emit(scf.IfOp(in_rounds, [], Region(shared), Region(own)), block)
 
 
-def _multicast(writer: _RegionWriter, block: Block, groups: Sequence[Group]) -> None:
+def _receivers(
+    writer: _RegionWriter, branch: Block, stream: Stream, grid_dim: int, ivs: Sequence[SSAValue]
+) -> SSAValue:
+    """How many cores after the first along `grid_dim` reach this iteration: those
+    whose every bounded loop above the stream (its bound at their block of the round
+    dim) exceeds its index here."""
+    emit, constant = writer.emit, writer.constant
+    at = Emitter(lambda op: emit(op, branch).results[0], constant)
+    count = constant(0)
+    for other in range(1, writer.space.grid[grid_dim]):
+        core = list(writer.core)
+        core[grid_dim] = constant(other)
+        place = _CoreIndices(writer.space, core, {})
+        dims = [at.block_index(place, d, iv) for d, iv in enumerate(ivs)]
+        reaches = None
+        for d, bound in enumerate(writer.space.bounds[: stream.depth]):
+            if bound is None or d >= len(ivs):
+                continue
+            inside = emit(arith.CmpiOp(ivs[d], at.affine(bound, dims), "slt"), branch).result
+            reaches = inside if reaches is None else emit(arith.AndIOp(reaches, inside), branch).result
+        if reaches is None:
+            count = at.emit(arith.AddiOp(count, constant(1)))
+            continue
+        as_int = emit(arith.ExtUIOp(reaches, IntegerType(32)), branch).result
+        count = at.emit(arith.AddiOp(count, emit(arith.IndexCastOp(as_int, IndexType()), branch).result))
+    return count
+
+
+def _multicast(
+    writer: _RegionWriter,
+    block: Block,
+    groups: Sequence[Group],
+    receivers_of: Callable[[Block], SSAValue] | None = None,
+) -> None:
     """For each group, the first core along its shared grid dims reads the members'
     blocks and multicasts them to the others (tt-metal's ready / valid handshake, once
     per group). A core's role in every group is decided first (nested `scf.if`s, one
     branch per combination), so that it issues all its DRAM reads and `ready`s before
-    its first handshake; every core runs the handshakes in group order."""
+    its first handshake; every core runs the handshakes in group order. With
+    `receivers_of` (one group, along one grid dim), the sender multicasts to the first
+    that many cores after itself, and not at all to none."""
     emit, constant = writer.emit, writer.constant
     conditions = []
     for shared, _, _ in groups:
@@ -636,13 +832,25 @@ def _multicast(writer: _RegionWriter, block: Block, groups: Sequence[Group]) -> 
                 emit(d2m.SemaphoreWaitOp(operands=[valid, constant(1), [constant(0)]]), branch)
                 continue
             sender = senders(shared)
-            shape = [constant(writer.space.grid[g] if g in shared else 1) for g in range(GRID_RANK)]
-            receivers = prod(writer.space.grid[g] for g in shared) - 1
-            emit(d2m.SemaphoreWaitOp(operands=[ready, constant(receivers), [constant(0)]]), branch)
-            multicasts = [emit(d2m.DMAMulticastOp(l1, l1, sender, shape), branch).tx for _, l1, _, _ in members]
+            send = branch
+            if receivers_of is None:
+                shape = [constant(writer.space.grid[g] if g in shared else 1) for g in range(GRID_RANK)]
+                receivers = constant(prod(writer.space.grid[g] for g in shared) - 1)
+            else:
+                receivers = receivers_of(branch)
+                (grid_dim,) = shared
+                cores = emit(arith.AddiOp(receivers, constant(1)), branch).result
+                shape = [cores if g == grid_dim else constant(1) for g in range(GRID_RANK)]
+                send = Block()
+                any_ = emit(arith.CmpiOp(receivers, constant(0), "ugt"), branch).result
+            emit(d2m.SemaphoreWaitOp(operands=[ready, receivers, [constant(0)]]), send)
+            multicasts = [emit(d2m.DMAMulticastOp(l1, l1, sender, shape), send).tx for _, l1, _, _ in members]
             for tx in multicasts:
-                emit(d2m.DMAWaitOp(tx), branch)
-            emit(d2m.SemaphoreSetOp(operands=[valid, constant(1), sender, shape]), branch)
+                emit(d2m.DMAWaitOp(tx), send)
+            emit(d2m.SemaphoreSetOp(operands=[valid, constant(1), sender, shape]), send)
+            if send is not branch:
+                send.add_op(scf.YieldOp())
+                emit(scf.IfOp(any_, [], Region(send), Region(Block([scf.YieldOp()]))), branch)
 
     def decide(branch: Block, sends: list[bool]) -> None:
         if len(sends) == len(groups):
@@ -663,7 +871,7 @@ def _write(
     block: Block,
     streams: Sequence[Stream],
     ivs: Sequence[SSAValue],
-    semaphores: dict[tuple[int, ...], tuple[SSAValue, SSAValue]],
+    semaphores: dict[Sharing, tuple[SSAValue, SSAValue]],
 ) -> None:
     """Writes one block of each of `streams` to DRAM."""
     emit = writer.emit
@@ -707,15 +915,15 @@ def _thread_blocks(generic: d2m.GenericOp, needed: int) -> list[Block]:
 
 def _add_semaphores(
     generic: d2m.GenericOp, streams: Sequence[Stream]
-) -> dict[tuple[int, ...], tuple[int, int]]:
+) -> dict[Sharing, tuple[int, int]]:
     """Two new semaphores (ready, valid) per set of grid dims inputs are multicast
     along (every core runs the handshakes on one pair in the same order), appended to
     the block arguments of every region; returns their argument positions."""
-    groups: dict[tuple[int, ...], list[str]] = {}
+    groups: dict[Sharing, list[str]] = {}
     for stream in streams:
         if stream.shared_grid_dims:
             name = generic.operands[stream.index].name_hint or f"operand{stream.index}"
-            groups.setdefault(stream.shared_grid_dims, []).append(name)
+            groups.setdefault(stream.sharing, []).append(name)
     positions = {}
     for shared, names in groups.items():
         for region in generic.thread_regions:

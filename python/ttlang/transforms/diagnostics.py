@@ -9,8 +9,18 @@ lacks what an earlier pass of the pipeline always establishes: bad input to
 
 from __future__ import annotations
 
+from xdsl.dialects.builtin import FileLineColLoc
 from xdsl.ir import Operation
 from xdsl.utils.exceptions import DiagnosticException
+
+
+def source_location(op: Operation | None) -> FileLineColLoc | None:
+    """The source location of `op` or of its closest located ancestor."""
+    while op is not None:
+        if isinstance(op.location, FileLineColLoc):
+            return op.location
+        op = op.parent_op()
+    return None
 
 
 class PassError(DiagnosticException):

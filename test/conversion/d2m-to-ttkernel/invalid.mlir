@@ -254,3 +254,21 @@ func.func @causal_mask_into_waited_block(%in: !dram) {
   }
   return
 }
+
+// -----
+
+!tile = !ttcore.tile<32x32, bf16>
+!dram = memref<2x3x!tile, #ttcore.memory_space<dram>>
+!blk = memref<1x2x!tile, #ttcore.memory_space<l1>>
+!cb = !d2m.cb<!blk>
+func.func @constant_block_past_the_row(%src: !dram) {
+  d2m.generic {grid = #ttcore.grid<1x1>, block_factors = [1, 1], threads = [#d2m.thread<datamovement>]} ins(%src : !dram) outs() {
+  ^bb0(%cb: !cb):
+    %c0 = arith.constant 0 : index
+    %c2 = arith.constant 2 : index
+    %blk = d2m.reserve %cb : !cb -> !blk
+    // expected-error @+1 {{moves a block of 2 tiles at tile 2 of dim 1, outside `src` (3 tiles).}}
+    %tx = d2m.dma_read %src[%c0, %c2], %blk : !dram, !blk -> !d2m.mem_tx
+  }
+  return
+}

@@ -31,6 +31,9 @@ func.func @reader() attributes {ttkernel.thread = #ttkernel.thread<reader>} {
   // CHECK-NEXT: ttkernel.noc_async_write_tile(%[[C0]], %[[GEN]], %[[READ]]) : !ttkernel.interleaved_addr_gen_fast<dram>
   ttkernel.noc_async_read_tile(%c0, %gen, %write) : !ttkernel.interleaved_addr_gen_fast<dram>
   ttkernel.noc_async_write_tile(%c0, %gen, %read) : !ttkernel.interleaved_addr_gen_fast<dram>
+  // CHECK-NEXT: ttkernel.check_tile_block(%[[C0]], %[[C1]]) tensor "x" block [1 : i64, 2 : i64] of [2 : i64, 3 : i64] at "k.py:7"
+  // GENERIC: "ttkernel.check_tile_block"(%{{.*}}, %{{.*}}) <{tensor = "x", block = [1 : i64, 2 : i64], shape = [2 : i64, 3 : i64], source = "k.py:7"}> : (i32, i32) -> ()
+  ttkernel.check_tile_block(%c0, %c1) tensor "x" block [1, 2] of [2, 3] at "k.py:7"
   // CHECK-NEXT: %[[NOC:.*]] = ttkernel.get_noc_addr(%[[C1]], %[[C0]], %[[READ]])
   // CHECK-NEXT: ttkernel.noc_async_read(%[[NOC]], %[[WRITE]], %[[SIZE]])
   // CHECK-NEXT: ttkernel.noc_async_write(%[[READ]], %[[NOC]], %[[SIZE]])

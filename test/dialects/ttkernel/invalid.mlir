@@ -180,3 +180,12 @@ func.func @cb_id_of_wrong_type() attributes {ttkernel.thread = #ttkernel.thread<
   "ttkernel.cb_wait_front"(%cb, %c1) : (i64, i32) -> ()
   func.return
 }
+
+// -----
+
+func.func @tile_block_check_of_the_wrong_rank() attributes {ttkernel.thread = #ttkernel.thread<reader>} {
+  %c0 = arith.constant 0 : i32
+  // expected-error @+1 {{1 indices for a block of rank 2 in a tensor of rank 2}}
+  ttkernel.check_tile_block(%c0) tensor "x" block [1, 2] of [2, 3] at "k.py:7"
+  func.return
+}

@@ -40,6 +40,9 @@ CASES = [
         id="s512-d128-bh8-q64k128-8x8-fp32",
     ),
     pytest.param((1, 1, 512, 64), False, 128, 32, (8, 6), False, id="s512-d64-q128k32-8x6"),
+    # two heads per core, one Q chunk each: the cores' K/V counts differ from head to
+    # head, so the compiler must not multicast (the CB slots fall out of step)
+    pytest.param((1, 2, 256, 64), True, 64, 64, (1, 4), False, id="s256-d64-bh2-causal-q64k64-1x4"),
     pytest.param(
         (1, 8, 2048, 128),
         True,
@@ -134,14 +137,16 @@ def test_implicit_causal_needs_equal_chunks(fa):
 
 
 def test_implicit_causal_pairs_short_and_long_rows(fa):
-    """[1, 8, 2048, 64] causal: 128-row Q chunks, two per core of the 8x8 grid (dealt
-    serpentine), the mask filled in the kernel (fill_causal_mask_tile) and K/V
-    read per core (the cores of a row need different chunks)."""
-    compiled = fa.compile_flash_attention((1, 8, 2048, 64), causal=True, kernel="implicit")
+    """[1, 8, 2048, 64] causal, the default kernel: 128-row Q chunks, two per core of
+    the 8x8 grid (dealt serpentine), the mask filled in the kernel
+    (fill_causal_mask_tile) and the long rows' K/V chunks multicast along grid rows."""
+    compiled = fa.compile_flash_attention((1, 8, 2048, 64), causal=True)
+    assert compiled.kernel == "implicit"
     assert (compiled.q_chunk, compiled.k_chunk, compiled.grid) == (128, 128, (8, 8))
     sources = compiled.artifact.sources
     masks = [name for name, source in sources.items() if "fill_causal_mask_tile(" in source]
-    assert masks and "noc_async_write_multicast" not in sources["flash_attention_reader"]
+    multicasts = [name for name, source in sources.items() if "noc_async_write_multicast" in source]
+    assert masks and multicasts and masks != multicasts  # the mask fill and the K/V reader
 
 
 def test_causal_mask_band(fa):

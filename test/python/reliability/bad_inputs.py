@@ -1126,15 +1126,43 @@ def reader_sends_more_than_compute_takes():
     kernel(reader_body=reader_body)(*tensors())
 
 
-@bad(EmulatorError, "out-of-bounds DRAM read", "buffer 'x'")
-def runtime_accessor_index_past_the_row():
+@bad(EmulatorError, "core (0,0) reader", "tile index [0, 1] of `x` (2x2 tiles)", "in dim 1 it covers tiles 1..2")
+def runtime_accessor_index_past_the_tensor():
     def reader_body(x_cb, y_cb, x_acc, y_acc):
         with x_cb.reserve() as blk:
-            dma(x_acc[0, core_index(0) + 1], blk).wait()
+            dma(x_acc[0, core_index(0) + 1], blk).wait()  # <- runtime_accessor_index_past_the_tensor
         with y_cb.reserve() as blk:
             dma(y_acc[0, 0], blk).wait()
 
     kernel(reader_body=reader_body)(*tensors())
+
+
+@bad(EmulatorError, "tile index [0, 2] of `y` (2x3 tiles)", "in dim 1 it covers tiles 2..3 of 0..2")
+def runtime_accessor_index_past_the_row():
+    # y is 2x3 tiles here: its page 3 exists (row 1's first tile), so the block's second
+    # tile used to be read from the next row with no error
+    def reader_body(x_cb, y_cb, x_acc, y_acc):
+        with x_cb.reserve() as blk:
+            dma(x_acc[0, 0], blk).wait()
+        with y_cb.reserve() as blk:
+            dma(y_acc[0, core_index(1) + 2], blk).wait()  # <- runtime_accessor_index_past_the_row
+
+    kernel(reader_body=reader_body)(
+        torch.ones(64, 64, dtype=torch.bfloat16),
+        torch.ones(64, 96, dtype=torch.bfloat16),
+        torch.zeros(64, 64, dtype=torch.bfloat16),
+    )
+
+
+@bad(EmulatorError, "pages pushed to 1 CB(s) that no thread waited for", "core (0,0) `out_cb` (cb 2): 4 page(s)")
+def output_drained_only_in_a_branch_never_taken():
+    # the compiler sees a wait of out_cb; the run never makes it: out came back unwritten
+    def writer_body(x_cb, y_cb, out_cb, out_acc):
+        if core_index(0) == 1:
+            with out_cb.wait() as blk:
+                dma(blk, out_acc[0, 0]).wait()
+
+    kernel(writer_body=writer_body)(*tensors())
 
 
 @bad(EmulatorError, "semaphore", "noc_semaphore_wait")

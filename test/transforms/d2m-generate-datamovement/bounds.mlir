@@ -6,23 +6,26 @@
 
 // A triangular iteration space: out block i = a block i + b blocks 0..i (loop dims
 // (i, j), j bounded by i + 1), i dealt serpentine over a 1x2 grid: core x's blocks are
-// 3 - x, then x (round r = 1 - n: block 2r + (x if r is even, else 1 - x)). The
-// compute thread's `d2m.block_index` and the reader's loops get the same arithmetic;
-// b is read by each core (its loop bound differs per core: no multicast).
+// 3 - x, then x (block 2r + (1 - x if n is even, else x), round r = 1 - n). The
+// compute thread's `d2m.block_index` and the reader's loops get the same arithmetic.
+// b does not depend on i, but the cores' j loops differ: in round n = 0 (blocks 3, 2:
+// bounds 4, 3, non-increasing along the row) core 0 reads each b block and multicasts
+// it to the cores whose loop reaches it (it counts them); in round 1 (blocks 0, 1:
+// bounds 1, 2) every core reads its own.
 // CHECK-LABEL: func.func @serpentine_triangle
-// CHECK:       ^bb0(%{{.*}}: !d2m.cb<{{.*}}>, %{{.*}}: !d2m.cb<{{.*}}>, %{{.*}}: !d2m.cb<{{.*}}>):
 // CHECK:         scf.for %[[N:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
 // CHECK-NOT:       d2m.block_index
-// CHECK:           %[[Y:.*]] = d2m.core_index(0)
-// CHECK-NEXT:      %[[X:.*]] = d2m.core_index(1)
+// CHECK:           %[[X:.*]] = d2m.core_index(1)
 // CHECK-NEXT:      %[[LAST:.*]] = arith.constant 1 : index
 // CHECK-NEXT:      %[[R:.*]] = arith.subi %[[LAST]], %[[N]] : index
+// CHECK-NEXT:      %[[ONE:.*]] = arith.constant 1 : index
+// CHECK-NEXT:      %[[N1:.*]] = arith.addi %[[N]], %[[ONE]] : index
 // CHECK-NEXT:      %[[TWO:.*]] = arith.constant 2 : index
-// CHECK-NEXT:      %[[ODD:.*]] = arith.remui %[[R]], %[[TWO]] : index
+// CHECK-NEXT:      %[[EVEN:.*]] = arith.remui %[[N1]], %[[TWO]] : index
 // CHECK-NEXT:      %[[G1:.*]] = arith.constant 1 : index
 // CHECK-NEXT:      %[[MIRROR:.*]] = arith.subi %[[G1]], %[[X]] : index
 // CHECK-NEXT:      %[[D:.*]] = arith.subi %[[MIRROR]], %[[X]] : index
-// CHECK-NEXT:      %[[FLIP:.*]] = arith.muli %[[ODD]], %[[D]] : index
+// CHECK-NEXT:      %[[FLIP:.*]] = arith.muli %[[EVEN]], %[[D]] : index
 // CHECK-NEXT:      %[[POS:.*]] = arith.addi %[[X]], %[[FLIP]] : index
 // CHECK-NEXT:      %[[G:.*]] = arith.constant 2 : index
 // CHECK-NEXT:      %[[BASE:.*]] = arith.muli %[[R]], %[[G]] : index
@@ -30,31 +33,39 @@
 // CHECK-NEXT:      %{{.*}} = arith.addi %[[I]], %{{.*}} : index
 // The reader: per n, a block i, then b blocks 0 .. i (its bound, i + 1)
 // CHECK:       }, {
-// CHECK:         %[[RX:.*]] = d2m.core_index(1)
-// CHECK:         scf.for %[[RN:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK:         %[[RY:.*]] = d2m.core_index(0)
+// CHECK-NEXT:    %[[RX:.*]] = d2m.core_index(1)
+// CHECK-NEXT:    scf.for %[[RN:.*]] = %[[C0:.*]] to %{{.*}} step %{{.*}} {
 // CHECK:           %[[A_BLK:.*]] = d2m.reserve
-// CHECK:           arith.remui
-// CHECK-NEXT:      arith.subi
-// CHECK-NEXT:      arith.subi
-// CHECK-NEXT:      arith.muli
-// CHECK-NEXT:      arith.addi
-// CHECK-NEXT:      arith.muli
-// CHECK-NEXT:      %[[RI:.*]] = arith.addi %{{.*}}, %{{.*}} : index
-// CHECK-NEXT:      %[[ROW:.*]] = arith.muli %[[RI]], %{{.*}} : index
-// CHECK:           d2m.dma_read %a[%[[ROW]], %{{.*}}], %[[A_BLK]]
-// CHECK:           arith.remui
-// CHECK-NEXT:      arith.subi
-// CHECK-NEXT:      arith.subi
-// CHECK-NEXT:      arith.muli
-// CHECK-NEXT:      arith.addi
-// CHECK-NEXT:      arith.muli
-// CHECK-NEXT:      %[[RI2:.*]] = arith.addi %{{.*}}, %{{.*}} : index
-// CHECK-NEXT:      %[[END:.*]] = arith.addi %[[RI2]], %{{.*}} : index
-// CHECK-NEXT:      scf.for %[[J:.*]] = %{{.*}} to %[[END]] step %{{.*}} {
+// CHECK:           d2m.dma_read %a[%{{.*}}, %{{.*}}], %[[A_BLK]]
+// CHECK:           scf.for %[[J:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
 // CHECK-NEXT:        %[[B_BLK:.*]] = d2m.reserve
 // CHECK-NEXT:        %[[BROW:.*]] = arith.muli %[[J]], %{{.*}} : index
-// CHECK-NEXT:        %[[TX:.*]] = d2m.dma_read %b[%[[BROW]], %{{.*}}], %[[B_BLK]]
-// CHECK-NOT:         d2m.dma_mcast
+// CHECK-NEXT:        %[[ROUND0:.*]] = arith.cmpi eq, %[[RN]], %[[C0]] : index
+// CHECK-NEXT:        scf.if %[[ROUND0]] {
+// CHECK-NEXT:          %[[FIRST:.*]] = arith.cmpi eq, %[[RX]], %[[C0]] : index
+// CHECK-NEXT:          scf.if %[[FIRST]] {
+// CHECK-NEXT:            %[[TX:.*]] = d2m.dma_read %b[%[[BROW]], %{{.*}}], %[[B_BLK]]
+// CHECK-NEXT:            d2m.dma_wait %[[TX]]
+// Core 1's bound in this round, compared with j: 0 or 1 receivers
+// CHECK:                 %[[REACHES:.*]] = arith.cmpi slt, %[[J]], %{{.*}} : index
+// CHECK-NEXT:            %[[BIT:.*]] = arith.extui %[[REACHES]] : i1 to i32
+// CHECK-NEXT:            %[[COUNT:.*]] = arith.index_cast %[[BIT]] : i32 to index
+// CHECK-NEXT:            %[[RECEIVERS:.*]] = arith.addi %[[C0]], %[[COUNT]] : index
+// CHECK-NEXT:            %[[CORES:.*]] = arith.addi %[[RECEIVERS]], %{{.*}} : index
+// CHECK-NEXT:            %[[ANY:.*]] = arith.cmpi ugt, %[[RECEIVERS]], %[[C0]] : index
+// CHECK-NEXT:            scf.if %[[ANY]] {
+// CHECK-NEXT:              d2m.semaphore_wait %b_ready_1, %[[RECEIVERS]] reset %[[C0]]
+// CHECK-NEXT:              %{{.*}} = d2m.dma_mcast %[[B_BLK]], %[[B_BLK]] core[%[[RY]], %[[C0]]] mcast[%{{.*}}, %[[CORES]]]
+// CHECK:                 } else {
+// CHECK:               } else {
+// CHECK-NEXT:            d2m.semaphore_inc %b_ready_1, %{{.*}} core[%[[RY]], %[[C0]]]
+// CHECK-NEXT:            d2m.semaphore_wait %b_valid_1, %{{.*}} reset %[[C0]]
+// CHECK:             } else {
+// CHECK-NEXT:          %[[OWN:.*]] = d2m.dma_read %b[%[[BROW]], %{{.*}}], %[[B_BLK]]
+// CHECK-NEXT:          d2m.dma_wait %[[OWN]]
+// CHECK-NEXT:        }
+// CHECK-NEXT:        d2m.push
 // CHECK:       }, {
 // CHECK:         d2m.dma_write
 func.func @serpentine_triangle(%a: !dram, %b: !dram, %out: !dram) {
@@ -75,6 +86,40 @@ func.func @serpentine_triangle(%a: !dram, %b: !dram, %out: !dram) {
       %o = d2m.reserve %out_cb : !cb -> tensor<1x1x!tile>
       d2m.store %o, %x : tensor<1x1x!tile>, tensor<1x1x!tile>
       d2m.push %out_cb : !cb
+    }
+  }
+  return
+}
+
+// Two heads per core (d0, unsplit), one block of i each (d1, serpentine over 1x2:
+// core x takes block 1 - x), b blocks 0..i (d2): b's counts fall along the row (2, 1),
+// but after the first head core 0 has moved 2 b blocks and core 1 one, so their CB
+// slots differ and a multicast (which lands at the sender's slot) would corrupt core 1:
+// every core reads its own.
+// CHECK-LABEL: func.func @unequal_heads
+// CHECK:       }, {
+// CHECK-NOT:     d2m.dma_mcast
+// CHECK:       }, {
+!dram3 = memref<2x2x1x!tile, #ttcore.memory_space<dram>>
+!cb3 = !d2m.cb<memref<1x1x1x!tile, #ttcore.memory_space<l1>>>
+func.func @unequal_heads(%a: !dram3, %b: !dram3, %out: !dram3) {
+  d2m.generic {grid = #ttcore.grid<1x2>, block_factors = [1, 1, 1], threads = [#d2m.thread<compute>], indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, 0)>, affine_map<(d0, d1, d2) -> (d0, d2, 0)>, affine_map<(d0, d1, d2) -> (d0, d1, 0)>], iterator_types = [#ttcore.iterator_type<parallel>, #ttcore.iterator_type<parallel>, #ttcore.iterator_type<reduction>], loop_bounds = [affine_map<(d0, d1, d2) -> ()>, affine_map<(d0, d1, d2) -> ()>, affine_map<(d0, d1, d2) -> (d1 + 1)>], deal = "serpentine"} ins(%a, %b : !dram3, !dram3) outs(%out : !dram3) {
+  ^bb0(%a_cb: !cb3, %b_cb: !cb3, %out_cb: !cb3):
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    scf.for %h = %c0 to %c2 step %c1 {
+      %x = d2m.wait %a_cb : !cb3 -> tensor<1x1x1x!tile>
+      %i = d2m.block_index(1) %c0
+      %end = arith.addi %i, %c1 : index
+      scf.for %j = %c0 to %end step %c1 {
+        %y = d2m.wait %b_cb : !cb3 -> tensor<1x1x1x!tile>
+        d2m.pop %b_cb : !cb3
+      }
+      d2m.pop %a_cb : !cb3
+      %o = d2m.reserve %out_cb : !cb3 -> tensor<1x1x1x!tile>
+      d2m.store %o, %x : tensor<1x1x1x!tile>, tensor<1x1x1x!tile>
+      d2m.push %out_cb : !cb3
     }
   }
   return

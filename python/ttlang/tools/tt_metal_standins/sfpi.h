@@ -41,11 +41,15 @@ template <class T, class... A> constexpr T reinterpret(A&&...) { return T(); }
 inline Any dst_reg, l_reg;
 inline constexpr Any vConst0, vConst1, vConstNeg1, vConst0p8373, vConstTileId,
     vConstFloatPrgm0, vConstFloatPrgm1, vConstFloatPrgm2, vConstIntPrgm0, vConstIntPrgm1, vConstIntPrgm2;
-inline constexpr Any abs, copysgn, exexp, exexp_nodebias, setexp, setsgn, setsgn2, setman, exman, exman8,
+inline constexpr Any abs, copysgn, exexp_nodebias, setexp, setsgn, setsgn2, setman, exman8,
     exman9, addexp, shft, lz, min, max, clamp, symmetric_clamp, nearby, min_max, lut, lut2, lut2_sign,
     is_inf, is_nan, is_finite, is_pos, is_neg, copyman, lreg_pressure, float_to_fp16a, float_to_fp16b,
     float_to_int16, float_to_uint16, float_to_int8, float_to_uint8, int32_to_float, s2vFloat16a, s2vFloat16b,
     vec_min_max, subvec_transp, subvec_shflror1, subvec_shflshr1;
+// Functions, not objects: headers call these unqualified on vector values, found by
+// argument-dependent lookup (ckernel_sfpu_conversions.h, reached from recip.h).
+template <class... A> constexpr Any exexp(A&&...) { return {}; }
+template <class... A> constexpr Any exman(A&&...) { return {}; }
 enum class RoundMode { Nearest, NearestStochastic };
 enum class DataLayout { Default, F32, FSrcB, I32, SM32, U16, U32 };
 enum class ExponentMode { Biased };
