@@ -3,18 +3,25 @@ D2M passes that keep values in DST.
 
 Usage: .venv/bin/python bench/dst.py
 
-For each kernel, three pipelines:
+For each kernel, four pipelines:
 
 - `unfused`: the default pipeline without `d2m-elementwise-fusion` and
   `d2m-accumulate-into-dst` (every DSL operator is a generic of its own: each
   temporary is packed into a CB and unpacked again);
 - `fused`: the default pipeline without `d2m-accumulate-into-dst` (a reduction's
   result is combined with another value by a separate SFPU op);
-- `default`: the default pipeline (`ttlang.driver.DEFAULT_PIPELINE`): a matmul or
-  reduction accumulates onto the value its result is added to (or maxed with).
+- `accum`: the default pipeline without `d2m-reciprocal-divisor` and with
+  `ttkernel-place-inits{init_groups=false}`: a matmul or reduction accumulates onto the
+  value its result is added to (or maxed with), but a division by a broadcast block
+  runs on the SFPU for every output tile, and every init is taken to reconfigure the
+  whole core (an SFPU init and an FPU init alternating in a loop are both re-issued on
+  every iteration);
+- `default`: the default pipeline (`ttlang.driver.DEFAULT_PIPELINE`): also
+  `x / bcast(y)` as `x * bcast(recip(y))`, and SFPU and FPU inits that hold together
+  hoisted out of loops together.
 
 The passes that make lowering possible (bufferization, d2m-memref-provenance,
-d2m-tile-subblock, d2m-dst-allocate) run in both. Columns:
+d2m-tile-subblock, d2m-dst-allocate) run in all. Columns:
 
 - `DST peak/cap`: the most DST tiles a section of the kernel uses, against the capacity
   of its compute configuration (d2m-dst-allocate's report);
@@ -41,6 +48,7 @@ from pathlib import Path
 import torch
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # test_programs imports examples.matmul
 sys.path.insert(0, str(ROOT / "test" / "python" / "e2e"))
 sys.path.insert(0, str(ROOT / "examples"))
 
@@ -58,6 +66,8 @@ from ttlang.conversion.program_builder import build_program  # noqa: E402
 FUSION = "d2m-elementwise-fusion"
 ACCUMULATE = "d2m-accumulate-into-dst"
 DST_ALLOCATE = "d2m-dst-allocate"
+RECIPROCAL = "d2m-reciprocal-divisor"
+PLACE_INITS = "ttkernel-place-inits"
 REPORT_LINE = re.compile(
     r"peak (?P<peak>\d+)/(?P<capacity>\d+) DST tiles, spills (?P<spills>\d+) tiles, "
     r"sync sections (?P<syncs>\d+)"
@@ -175,9 +185,14 @@ def measure(case: Case, pipeline: tuple[str, ...]) -> Measurement:
 
 def main() -> None:
     default = tuple(DEFAULT_PIPELINE)
-    fused = tuple(name for name in default if name != ACCUMULATE)
+    accum = tuple(
+        f"{name}{{init_groups=false}}" if name == PLACE_INITS else name
+        for name in default
+        if name != RECIPROCAL
+    )
+    fused = tuple(name for name in accum if name != ACCUMULATE)
     unfused = tuple(name for name in fused if name != FUSION)
-    pipelines = {"unfused": unfused, "fused": fused, "default": default}
+    pipelines = {"unfused": unfused, "fused": fused, "accum": accum, "default": default}
     header = (
         f"{'kernel':<28} {'pipeline':<7} {'DST peak/cap':>12} {'spills':>6} {'syncs':>5} "
         f"{'unpacked':>8} {'packed':>6} {'CBs':>3} {'cycles':>8}"
@@ -197,10 +212,10 @@ def main() -> None:
             )
         cut = results["unfused"].unpacked + results["unfused"].packed
         kept = results["default"].unpacked + results["default"].packed
-        fused, default = results["fused"].cycles, results["default"].cycles
+        fused, accum, default = (results[k].cycles for k in ("fused", "accum", "default"))
         print(
             f"{'':<28} CB<->DST tiles: {cut} -> {kept} ({100 * (cut - kept) / cut:.0f}% fewer); "
-            f"modeled cycles fused -> default: {fused} -> {default} "
+            f"modeled cycles fused -> accum -> default: {fused} -> {accum} -> {default} "
             f"({100 * (fused - default) / fused:.0f}% fewer)"
         )
 

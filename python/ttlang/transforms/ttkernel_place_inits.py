@@ -156,9 +156,10 @@ SFPU_INITS = (*dict.fromkeys(_SFPU_UNARY_INITS.values()), ttkernel.BinopWithScal
 and packer (group "fpu")."""
 
 
-def init_group(op: Operation) -> str:
-    """The part of the core an init configures: "sfpu" or "fpu" (module docstring)."""
-    return "sfpu" if isinstance(op, SFPU_INITS) else "fpu"
+def init_group(op: Operation, split: bool = True) -> str:
+    """The part of the core an init configures: "sfpu" or "fpu" (module docstring);
+    without `split`, every init is taken to configure all of it ("fpu")."""
+    return "sfpu" if split and isinstance(op, SFPU_INITS) else "fpu"
 
 
 _GROUPS = ("fpu", "sfpu")
@@ -180,12 +181,12 @@ def _inits_within(op: Operation) -> list[Operation]:
     return [inner for inner in op.walk() if isinstance(inner, INIT_OPS)]
 
 
-def _groups_changed(inits: list[Operation]) -> set[str]:
+def _groups_changed(inits: list[Operation], split: bool) -> set[str]:
     """The groups whose state `inits` may leave changed: a reduction's packer
     configuration (undone by reduce_uninit before the next init) counts for both."""
     if any(isinstance(init, ttkernel.ReduceInitOp) for init in inits):
         return set(_GROUPS)
-    return {init_group(init) for init in inits}
+    return {init_group(init, split) for init in inits}
 
 
 def _defined_inside(value: SSAValue, loop: Operation) -> bool:
@@ -205,7 +206,7 @@ def check_inits_precede_calls(kernel: func.FuncOp) -> None:
             )
 
 
-def _hoistable(loop: scf.ForOp) -> list[Operation]:
+def _hoistable(loop: scf.ForOp, split: bool) -> list[Operation]:
     """The loop's inits, one per distinct init in order of first use, when they can all
     move before it: at most one per group (a reduce_init only alone), none on a value
     defined inside the loop; else []."""
@@ -213,7 +214,7 @@ def _hoistable(loop: scf.ForOp) -> list[Operation]:
     for init in _inits_within(loop):
         distinct.setdefault(_init_key(init), init)
     hoisted = list(distinct.values())
-    groups = [init_group(init) for init in hoisted]
+    groups = [init_group(init, split) for init in hoisted]
     if len(set(groups)) != len(groups):
         return []
     if len(hoisted) > 1 and any(isinstance(init, ttkernel.ReduceInitOp) for init in hoisted):
@@ -223,16 +224,16 @@ def _hoistable(loop: scf.ForOp) -> list[Operation]:
     return hoisted
 
 
-def hoist_invariant_inits(block: Block) -> None:
+def hoist_invariant_inits(block: Block, split: bool = True) -> None:
     """Moves the inits out of every loop (innermost first) whose inits are at most one
     per group, on loop-invariant operands: they then hold on every iteration."""
     for op in list(block.ops):
         for region in op.regions:
             for inner in region.blocks:
-                hoist_invariant_inits(inner)
+                hoist_invariant_inits(inner, split)
         if not isinstance(op, scf.ForOp):
             continue
-        hoisted = _hoistable(op)
+        hoisted = _hoistable(op, split)
         keys = {_init_key(init) for init in hoisted}
         for init in hoisted:
             init.detach()
@@ -242,30 +243,30 @@ def hoist_invariant_inits(block: Block) -> None:
             Rewriter.erase_op(duplicate)
 
 
-def drop_repeated_inits(block: Block, state: _State | None = None) -> _State:
+def drop_repeated_inits(block: Block, split: bool = True, state: _State | None = None) -> _State:
     """Erases inits equal to the init in force for their group before them
     (straight-line; a loop's body starts from an unknown state in the groups it has
     inits of)."""
     state = dict(state) if state is not None else dict.fromkeys(_GROUPS)
     for op in list(block.ops):
         if isinstance(op, INIT_OPS):
-            key, group = _init_key(op), init_group(op)
+            key, group = _init_key(op), init_group(op, split)
             if key == state[group]:
                 Rewriter.erase_op(op)
                 continue
-            for changed in _groups_changed([op]):
+            for changed in _groups_changed([op], split):
                 state[changed] = None
             state[group] = key
         elif op.regions:
             # A branch starts from the state before it; a loop body also from what
             # its own inits leave at the end of an iteration.
             before = dict(state)
-            for group in _groups_changed(_inits_within(op)):
+            for group in _groups_changed(_inits_within(op), split):
                 state[group] = None
             entry = state if isinstance(op, scf.ForOp) else before
             for region in op.regions:
                 for inner in region.blocks:
-                    drop_repeated_inits(inner, entry)
+                    drop_repeated_inits(inner, split, entry)
     return state
 
 
@@ -463,6 +464,10 @@ class TTKernelPlaceInits(ModulePass):
 
     name = "ttkernel-place-inits"
 
+    init_groups: bool = True
+    """False: every init is taken to reconfigure the whole core (one group), as before
+    the SFPU / FPU split; bench/dst.py compares the two."""
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for kernel in op.body.block.ops:
             thread = kernel.attributes.get(ttkernel.THREAD_ATTR)
@@ -472,7 +477,7 @@ class TTKernelPlaceInits(ModulePass):
                 continue
             check_inits_precede_calls(kernel)
             body = kernel.body.block
-            hoist_invariant_inits(body)
-            drop_repeated_inits(body)
+            hoist_invariant_inits(body, self.init_groups)
+            drop_repeated_inits(body, self.init_groups)
             insert_reduce_uninits(body)
             place_format_reconfigs(kernel, cb_formats_of(op))

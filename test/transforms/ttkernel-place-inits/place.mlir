@@ -1,4 +1,5 @@
 // RUN: %ttlang-opt %s --split-input-file -p ttkernel-place-inits | FileCheck %s
+// RUN: %ttlang-opt %s --split-input-file -p 'ttkernel-place-inits{init_groups=false}' | FileCheck %s --check-prefix=ONE
 
 // An init alone in its loop is hoisted out (innermost loop first); a loop with one
 // unpacker/FPU init and one SFPU init gets both hoisted; an init equal to the one in
@@ -18,6 +19,14 @@
 // CHECK-NEXT:   ttkernel.exp_tile(
 // CHECK-NEXT: }
 // CHECK-NEXT: func.return
+// With init_groups=false every init reconfigures the whole core: the loop with two
+// inits keeps both.
+// ONE-LABEL: func.func @hoist_and_dedupe()
+// ONE:      ttkernel.copy_tile(%in, %j, %j)
+// ONE:      scf.for
+// ONE-NEXT:   ttkernel.copy_tile_init
+// ONE-NEXT:   ttkernel.copy_tile(
+// ONE-NEXT:   ttkernel.exp_tile_init()
 !cb = !d2m.cb<memref<1x1x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<l1>>>
 builtin.module attributes {ttlang.program = {cbs = [!cb, !cb, !cb]}} {
   func.func @hoist_and_dedupe() attributes {ttkernel.thread = #ttkernel.thread<compute>} {
