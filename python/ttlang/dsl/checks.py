@@ -3,10 +3,12 @@ wrong argument is a KernelError at the author's line (never an AttributeError fr
 the frontend, a TypeError from the kernel function or a torch error after the run):
 
 - `check_decorator(function, options)`: when `@pykernel_gen(...)` decorates, at the
-  decorator's line: device_grid, cb_buffers, num_outs, math_fidelity (the grid is
+  decorator's line: device_grid, cb_buffers, num_outs, math_fidelity, the compute
+  flags (the grid is
   checked against device_grid when compiling, also at the decorator's line).
 - `check_call(kernel, tensors, params, running)`: at the call site of `kernel(...)` /
-  `kernel.compile(...)`: tensor arguments, keyword parameters, writable outputs.
+  `kernel.compile(...)`: tensor arguments, keyword parameters, tensors in host memory
+  and writable outputs when it runs.
 """
 
 from __future__ import annotations
@@ -52,7 +54,7 @@ def check_decorator(function: FunctionType, options: KernelOptions) -> None:
                 f"pass two positive ints of at most {full[0]}x{full[1]}, or leave device_grid "
                 "out to use the whole compute grid",
             )
-    counts = (options.cb_buffers,) if isinstance(options.cb_buffers, int) else options.cb_buffers
+    counts = options.cb_buffers if isinstance(options.cb_buffers, tuple) else (options.cb_buffers,)
     if not all(isinstance(c, int) and not isinstance(c, bool) and c >= 1 for c in counts):
         reject(
             f"cb_buffers={options.cb_buffers!r}: a CB holds at least one block",
@@ -60,6 +62,10 @@ def check_decorator(function: FunctionType, options: KernelOptions) -> None:
         )
     if not isinstance(options.num_outs, int) or isinstance(options.num_outs, bool) or options.num_outs < 1:
         reject(f"num_outs={options.num_outs!r}: a kernel has at least one output", "pass num_outs=1 or more")
+    for flag in ("fp32_dest_acc_en", "math_approx_mode", "dst_full_sync_en"):
+        value = getattr(options.compute_config, flag)
+        if not isinstance(value, bool):
+            reject(f"{flag}={value!r} is not a bool", f"pass {flag}=True or {flag}=False")
     fidelities = get_args(MathFidelity)
     if options.compute_config.math_fidelity not in fidelities:
         reject(
@@ -131,6 +137,16 @@ def check_call(
         )
     if not running:
         return
+    for parameter, value in zip(positional, tensors):
+        device = getattr(value, "device", None)
+        if not ttnn_tensors.is_ttnn_tensor(value) and getattr(device, "type", "cpu") != "cpu":
+            raise KernelError(
+                f"{name}: tensor `{parameter.name}` is on device {device}; a run reads its "
+                "tensors from host memory",
+                where,
+                f"pass `{parameter.name}.cpu()` (a tensor on the meta device has no data to run "
+                "with; `kernel.compile(...)` takes one)",
+            )
     outputs = list(zip(positional, tensors))[len(positional) - num_outs :]
     for parameter, value in outputs:
         if ttnn_tensors.is_ttnn_tensor(value) and not ttnn_tensors.is_on_device(value):

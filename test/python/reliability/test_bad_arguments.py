@@ -84,10 +84,23 @@ def test_an_output_that_cannot_be_written(output, words):
     assert info.value.line == line
 
 
+def test_a_tensor_not_in_host_memory():
+    with pytest.raises(KernelError) as info:
+        line = call_line()
+        KERNEL(torch.ones(32, 32, device="meta"), torch.zeros(32, 32, dtype=torch.bfloat16))
+    assert "tensor `x` is on device meta; a run reads its tensors from host memory" in info.value.message
+    assert "`x.cpu()`" in info.value.hint
+    assert info.value.line == line
+    KERNEL.compile(torch.ones(32, 32, device="meta"), torch.zeros(32, 32))  # a spec: fine
+
+
 @pytest.mark.parametrize(
     "options, words",
     [
         ({"cb_buffers": 0}, "a CB holds at least one block"),
+        ({"cb_buffers": 1.5}, "cb_buffers=1.5: a CB holds at least one block"),
+        ({"fp32_dest_acc_en": "yes"}, "fp32_dest_acc_en='yes' is not a bool"),
+        ({"math_approx_mode": 1}, "math_approx_mode=1 is not a bool"),
         ({"math_fidelity": "Ultra"}, "is not a math fidelity"),
         ({"device_grid": (100, 100)}, "is not a core grid the n150 has (its compute grid is 8x8)"),
         ({"num_outs": 0}, "at least one output"),

@@ -11,6 +11,7 @@ import emulator_programs as programs
 import pytest
 import torch
 
+from ttlang.device import load_device
 from ttlang.runtime import block_float, run_program, tiles
 from ttlang.runtime.program import ComputeConfig, DramBuffer
 
@@ -117,8 +118,10 @@ def test_bfp8_tiles_move_through_dram_and_l1_as_1088_byte_pages():
 
 @pytest.mark.parametrize("fidelity, phases", [("LoFi", 1), ("HiFi2", 2)])
 def test_a_bfp8_matmul_tile_costs_at_least_its_floor(fidelity, phases):
-    """matmul_tiles costs max(16 per fidelity phase, its operands' format floor): bfp8_b
-    24, bf16 43 (fitted on GEMM_FLOPS' rows; docs/cost_model.md)."""
+    """matmul_tiles costs max(16 per fidelity phase, its operands' format floor), the
+    floors of the device description (fitted on GEMM_FLOPS' rows; docs/cost_model.md)."""
+    cost = load_device("n150").costs
+    floors = {f: int(cost[f"matmul_tile_floor_{f}"]) for f in ("bf16", "bfp8_b")}
     config = ComputeConfig(math_fidelity=fidelity)
     a, b = torch.randn(64, 64), torch.randn(64, 64)
     busy = {}
@@ -129,4 +132,6 @@ def test_a_bfp8_matmul_tile_costs_at_least_its_floor(fidelity, phases):
         busy[in_format] = compute.busy
     matmul_tiles = 2 * 2 * 2  # 2x2 output tiles, 2 K tiles each
     engine = 16 * phases
-    assert busy["bfp8_b"] - busy["bf16"] == matmul_tiles * (max(engine, 24) - max(engine, 43))
+    expected = matmul_tiles * (max(engine, floors["bfp8_b"]) - max(engine, floors["bf16"]))
+    assert busy["bfp8_b"] - busy["bf16"] == expected
+    assert expected < 0  # bfp8_b's floor is the lower one
