@@ -23,7 +23,9 @@ tensor, the core's coordinates and the grid size, then the NoC x of every grid c
 and the NoC y of every grid row: a kernel addresses another core by looking its
 coordinates up there, so each launcher numbers the NoC as its target does).
 
-Rewrites:
+Rewrites (the CB, DMA, multicast, semaphore and grid ops by one conversion pattern per
+op family, `CB_DMA_SEMAPHORE_PATTERNS`; the tile ops by one lowering function per family,
+`_TILE_OP_LOWERINGS`):
 - CB ops: `d2m.wait/reserve/pop/push` -> `cb_wait_front/cb_reserve_back/cb_pop_front/
   cb_push_back` of the block's tile count.
 - DMA: `d2m.dma_read/dma_write` of a block -> loops over the block's tiles issuing
@@ -88,6 +90,7 @@ from __future__ import annotations
 import struct
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 from xdsl.builder import Builder
 from xdsl.context import Context
@@ -409,59 +412,7 @@ class _KernelBuilder:
             branches.append(Region(block))
         builder.insert(scf.IfOp(self.value(op.cond), [], branches[0], branches[1]))
 
-    # ------------------------------------------------------------------ CBs
-
-    def local_cb(self, op: d2m.LocalCBOp, builder: Builder) -> None:
-        self.cb(op.result)
-
-    def cb_block(self, op: d2m.WaitOp | d2m.ReserveOp, builder: Builder) -> None:
-        cb_type = op.cb.type
-        assert isinstance(cb_type, d2m.CBType)
-        front = isinstance(op, d2m.WaitOp)
-        count = self.const(_block_tiles(cb_type.block))
-        call = ttkernel.CBWaitFrontOp if front else ttkernel.CBReserveBackOp
-        builder.insert(call(self.cb(op.cb), count))
-
-    def cb_hand_off(self, op: d2m.PopOp | d2m.PushOp, builder: Builder) -> None:
-        cb_type = op.cb.type
-        assert isinstance(cb_type, d2m.CBType)
-        call = ttkernel.CBPopFrontOp if isinstance(op, d2m.PopOp) else ttkernel.CBPushBackOp
-        builder.insert(call(self.cb(op.cb), self.const(_block_tiles(cb_type.block))))
-
-    # ------------------------------------------------------------------ data movement
-
-    def dma(self, op: d2m.DMAReadOp | d2m.DMAWriteOp, builder: Builder) -> None:
-        reading = isinstance(op, d2m.DMAReadOp)
-        l1, dram = (op.dst, op.src) if reading else (op.src, op.dst)
-        if not isinstance(memref_origin(l1), CBBlock):
-            raise PassError(op, "moves a block that does not come from d2m.wait or d2m.reserve.")
-        base = self.block_address(l1, builder)
-        generator = self.addr_gen(dram, op)
-        dram_type = dram.type
-        assert isinstance(dram_type, MemRefType)
-        tile = dram_type.get_element_type()
-        assert isinstance(tile, TileType)
-        origin = [self.value(index) for index in op.indices]
-        l1_type = l1.type
-        assert isinstance(l1_type, MemRefType)
-        block_shape = l1_type.get_shape()
-        self.check_tile_block(op, dram, origin, block_shape, builder)
-        transfer = ttkernel.NocAsyncReadTileOp if reading else ttkernel.NocAsyncWriteTileOp
-
-        def per_tile(inner: Builder, ivs: list[SSAValue]) -> None:
-            page = _linearize(
-                inner,
-                [inner.insert(arith.AddiOp(o, iv)).result for o, iv in zip(origin, ivs)],
-                dram_type.get_shape(),
-            )
-            offset = inner.insert(
-                arith.MuliOp(_linearize(inner, ivs, block_shape), _i32(inner, tile.size_bytes()))
-            ).result
-            address = inner.insert(arith.AddiOp(base, offset)).result
-            inner.insert(transfer(page, generator, address))
-
-        emit_i32_loops(builder, block_shape, per_tile)
-        self.transfers[op.tx] = reading
+    # ------------------------------------------------------------------ helpers of the patterns
 
     def check_tile_block(
         self,
@@ -491,59 +442,6 @@ class _KernelBuilder:
         location = source_location(op)
         source = "" if location is None else f"{location.filename.data}:{location.line.data}"
         builder.insert(ttkernel.CheckTileBlockOp(origin, name, block_shape, shape, source))
-
-    def fill_causal_mask(self, op: d2m.FillCausalMaskOp, builder: Builder) -> None:
-        """One mask tile per tile of the block; tile (.., i, j) starts `col + 32 j - row
-        - 32 i` key columns right of its first query row."""
-        origin = memref_origin(op.block)
-        if not isinstance(origin, CBBlock) or origin.is_front:
-            raise PassError(op, "fills a block that does not come from d2m.reserve.")
-        base = self.block_address(op.block, builder)
-        block_type = op.block.type
-        assert isinstance(block_type, MemRefType)
-        tile = block_type.get_element_type()
-        assert isinstance(tile, TileType)
-        shape = block_type.get_shape()
-        diagonal = builder.insert(arith.SubiOp(self.value(op.col), self.value(op.row))).result
-
-        def per_tile(inner: Builder, ivs: list[SSAValue]) -> None:
-            tiles_right = inner.insert(arith.SubiOp(ivs[-1], ivs[-2])).result
-            columns_right = inner.insert(arith.MuliOp(tiles_right, _i32(inner, tile.cols.data))).result
-            key_offset = inner.insert(arith.AddiOp(diagonal, columns_right)).result
-            offset = inner.insert(
-                arith.MuliOp(_linearize(inner, ivs, shape), _i32(inner, tile.size_bytes()))
-            ).result
-            address = inner.insert(arith.AddiOp(base, offset)).result
-            inner.insert(ttkernel.FillCausalMaskTileOp(address, key_offset))
-
-        emit_i32_loops(builder, shape, per_tile)
-
-    def dma_wait(self, op: d2m.DMAWaitOp, builder: Builder) -> None:
-        barrier = (
-            ttkernel.NocAsyncReadBarrierOp
-            if self.transfers[op.tx]
-            else ttkernel.NocAsyncWriteBarrierOp
-        )
-        builder.insert(barrier())
-
-    def multicast(self, op: d2m.DMAMulticastOp, builder: Builder) -> None:
-        """The block goes to the same address on every other core of the rectangle."""
-        for block in (op.src, op.dst):
-            if not isinstance(memref_origin(block), CBBlock):
-                raise PassError(
-                    op, "multicasts a block that does not come from d2m.wait or d2m.reserve."
-                )
-        source, target = self.block_address(op.src, builder), self.block_address(op.dst, builder)
-        block_type = op.src.type
-        assert isinstance(block_type, MemRefType)
-        tile = block_type.get_element_type()
-        assert isinstance(tile, TileType)
-        size = _i32(builder, _block_tiles(block_type) * tile.size_bytes())
-        corner, extent = [self.value(v) for v in op.core], [self.value(v) for v in op.mcast]
-        rectangle, receivers = self.core_rectangle(corner, extent, builder)
-        address = builder.insert(ttkernel.GetNocMulticastAddrOp(*rectangle, target)).result
-        builder.insert(ttkernel.NocAsyncWriteMulticastOp(source, address, size, receivers))
-        self.transfers[op.tx] = False
 
     def block_address(self, block: SSAValue, builder: Builder) -> SSAValue:
         """The L1 address of a CB block (read pointer after wait, write pointer after reserve)."""
@@ -600,40 +498,6 @@ class _KernelBuilder:
         assert isinstance(old, BlockArgument)
         semaphore_id = old.index - len(self.generic.operands)
         return builder.insert(ttkernel.GetSemaphoreOp(_i32(builder, semaphore_id))).result
-
-    def semaphore_set(self, op: d2m.SemaphoreSetOp, builder: Builder) -> None:
-        """Sets this core's semaphore; to set it on other cores, multicasts its word there
-        (tt-metal's noc_semaphore_set_multicast copies a local L1 word), a single core
-        being a 1x1 rectangle."""
-        address = self.semaphore(op.semaphore, builder)
-        builder.insert(ttkernel.NocSemaphoreSetOp(address, self.value(op.value)))
-        if not op.core:
-            return
-        corner = [self.value(v) for v in op.core]
-        extent = [self.value(v) for v in op.mcast] if op.mcast else [_i32(builder, 1)] * GRID_RANK
-        rectangle, receivers = self.core_rectangle(corner, extent, builder)
-        target = builder.insert(ttkernel.GetNocMulticastAddrOp(*rectangle, address)).result
-        builder.insert(ttkernel.NocSemaphoreSetMulticastOp(address, target, receivers))
-
-    def semaphore_inc(self, op: d2m.SemaphoreIncOp, builder: Builder) -> None:
-        address = self.semaphore(op.semaphore, builder)
-        if op.core:
-            row, col = (self.value(v) for v in op.core)
-        else:
-            row, col = (self.runtime_arg("core_index", dim, builder) for dim in range(GRID_RANK))
-        x, y = self.noc_coordinate("noc_x", col, builder), self.noc_coordinate("noc_y", row, builder)
-        noc_address = builder.insert(ttkernel.GetNocAddrOp(x, y, address)).result
-        builder.insert(ttkernel.NocSemaphoreIncOp(noc_address, self.value(op.value)))
-
-    def semaphore_wait(self, op: d2m.SemaphoreWaitOp, builder: Builder) -> None:
-        address = self.semaphore(op.semaphore, builder)
-        builder.insert(ttkernel.NocSemaphoreWaitOp(address, self.value(op.value)))
-        if op.reset is not None:
-            builder.insert(ttkernel.NocSemaphoreSetOp(address, self.value(op.reset)))
-
-    def grid_query(self, op: d2m.CoreIndexOp | d2m.GridSizeOp, builder: Builder) -> None:
-        kind = "core_index" if isinstance(op, d2m.CoreIndexOp) else "grid_size"
-        self.values[op.result] = self.runtime_arg(kind, op.dim.value.data, builder)
 
     # ------------------------------------------------------------------ compute
 
@@ -718,6 +582,240 @@ class _KernelBuilder:
             raise PassError(op, "has no engine; run d2m-dst-allocate first.")
         lowering = _TILE_OP_LOWERINGS[type(op)]
         lowering(self, op, engine.data, dst, builder)
+
+
+# ----------------------------------------------------------------------- CB, DMA, semaphores
+# One conversion pattern per op family, as tt-mlir's D2MToTTKernel has: `lower(k, op,
+# builder)` is its matchAndRewrite, with the kernel builder `k` as the adaptor (`k.value`
+# maps an operand to its converted value, `k.cb` a CB to its id) and `builder` as the
+# rewriter, inserting the kernel-API calls where the op stood.
+
+
+class ConversionPattern:
+    """Lowers the ops of one family (`ops`) into the kernel function being built."""
+
+    ops: ClassVar[tuple[type[Operation], ...]] = ()
+
+    def lower(self, k: _KernelBuilder, op: Operation, builder: Builder) -> None:
+        raise NotImplementedError
+
+
+class LowerLocalCB(ConversionPattern):
+    """A compute-local CB: its id (a compile-time argument) at kernel entry."""
+
+    ops = (d2m.LocalCBOp,)
+
+    def lower(  # type: ignore[override]
+        self, k: _KernelBuilder, op: d2m.LocalCBOp, builder: Builder
+    ) -> None:
+        k.cb(op.result)
+
+
+class LowerCB(ConversionPattern):
+    """`d2m.wait`/`reserve`/`pop`/`push` -> `cb_wait_front`/`cb_reserve_back`/
+    `cb_pop_front`/`cb_push_back` of the block's tiles."""
+
+    ops = (d2m.WaitOp, d2m.ReserveOp, d2m.PopOp, d2m.PushOp)
+    calls: ClassVar[dict[type[Operation], type[Operation]]] = {
+        d2m.WaitOp: ttkernel.CBWaitFrontOp,
+        d2m.ReserveOp: ttkernel.CBReserveBackOp,
+        d2m.PopOp: ttkernel.CBPopFrontOp,
+        d2m.PushOp: ttkernel.CBPushBackOp,
+    }
+
+    def lower(  # type: ignore[override]
+        self, k: _KernelBuilder, op: d2m.WaitOp | d2m.ReserveOp | d2m.PopOp | d2m.PushOp, builder: Builder
+    ) -> None:
+        cb_type = op.cb.type
+        assert isinstance(cb_type, d2m.CBType)
+        count = k.const(_block_tiles(cb_type.block))
+        builder.insert(self.calls[type(op)](k.cb(op.cb), count))
+
+
+class LowerDMA(ConversionPattern):
+    """A block read from or written to DRAM: loops over its tiles issuing
+    `noc_async_read_tile`/`noc_async_write_tile` through the buffer's address generator,
+    after the block's bounds check."""
+
+    ops = (d2m.DMAReadOp, d2m.DMAWriteOp)
+
+    def lower(  # type: ignore[override]
+        self, k: _KernelBuilder, op: d2m.DMAReadOp | d2m.DMAWriteOp, builder: Builder
+    ) -> None:
+        reading = isinstance(op, d2m.DMAReadOp)
+        l1, dram = (op.dst, op.src) if reading else (op.src, op.dst)
+        if not isinstance(memref_origin(l1), CBBlock):
+            raise PassError(op, "moves a block that does not come from d2m.wait or d2m.reserve.")
+        base = k.block_address(l1, builder)
+        generator = k.addr_gen(dram, op)
+        dram_type = dram.type
+        assert isinstance(dram_type, MemRefType)
+        tile = dram_type.get_element_type()
+        assert isinstance(tile, TileType)
+        origin = [k.value(index) for index in op.indices]
+        l1_type = l1.type
+        assert isinstance(l1_type, MemRefType)
+        block_shape = l1_type.get_shape()
+        k.check_tile_block(op, dram, origin, block_shape, builder)
+        transfer = ttkernel.NocAsyncReadTileOp if reading else ttkernel.NocAsyncWriteTileOp
+
+        def per_tile(inner: Builder, ivs: list[SSAValue]) -> None:
+            page = _linearize(
+                inner,
+                [inner.insert(arith.AddiOp(o, iv)).result for o, iv in zip(origin, ivs)],
+                dram_type.get_shape(),
+            )
+            offset = inner.insert(
+                arith.MuliOp(_linearize(inner, ivs, block_shape), _i32(inner, tile.size_bytes()))
+            ).result
+            address = inner.insert(arith.AddiOp(base, offset)).result
+            inner.insert(transfer(page, generator, address))
+
+        emit_i32_loops(builder, block_shape, per_tile)
+        k.transfers[op.tx] = reading
+
+
+class LowerFillCausalMask(ConversionPattern):
+    """One mask tile per tile of the block; tile (.., i, j) starts `col + 32 j - row
+    - 32 i` key columns right of its first query row."""
+
+    ops = (d2m.FillCausalMaskOp,)
+
+    def lower(  # type: ignore[override]
+        self, k: _KernelBuilder, op: d2m.FillCausalMaskOp, builder: Builder
+    ) -> None:
+        origin = memref_origin(op.block)
+        if not isinstance(origin, CBBlock) or origin.is_front:
+            raise PassError(op, "fills a block that does not come from d2m.reserve.")
+        base = k.block_address(op.block, builder)
+        block_type = op.block.type
+        assert isinstance(block_type, MemRefType)
+        tile = block_type.get_element_type()
+        assert isinstance(tile, TileType)
+        shape = block_type.get_shape()
+        diagonal = builder.insert(arith.SubiOp(k.value(op.col), k.value(op.row))).result
+
+        def per_tile(inner: Builder, ivs: list[SSAValue]) -> None:
+            tiles_right = inner.insert(arith.SubiOp(ivs[-1], ivs[-2])).result
+            columns_right = inner.insert(arith.MuliOp(tiles_right, _i32(inner, tile.cols.data))).result
+            key_offset = inner.insert(arith.AddiOp(diagonal, columns_right)).result
+            offset = inner.insert(
+                arith.MuliOp(_linearize(inner, ivs, shape), _i32(inner, tile.size_bytes()))
+            ).result
+            address = inner.insert(arith.AddiOp(base, offset)).result
+            inner.insert(ttkernel.FillCausalMaskTileOp(address, key_offset))
+
+        emit_i32_loops(builder, shape, per_tile)
+
+
+class LowerDMAWait(ConversionPattern):
+    """`d2m.dma_wait` -> the read or write barrier of its transfer."""
+
+    ops = (d2m.DMAWaitOp,)
+
+    def lower(  # type: ignore[override]
+        self, k: _KernelBuilder, op: d2m.DMAWaitOp, builder: Builder
+    ) -> None:
+        barrier = (
+            ttkernel.NocAsyncReadBarrierOp
+            if k.transfers[op.tx]
+            else ttkernel.NocAsyncWriteBarrierOp
+        )
+        builder.insert(barrier())
+
+
+class LowerMulticast(ConversionPattern):
+    """The block goes to the same address on every other core of the rectangle."""
+
+    ops = (d2m.DMAMulticastOp,)
+
+    def lower(  # type: ignore[override]
+        self, k: _KernelBuilder, op: d2m.DMAMulticastOp, builder: Builder
+    ) -> None:
+        for block in (op.src, op.dst):
+            if not isinstance(memref_origin(block), CBBlock):
+                raise PassError(
+                    op, "multicasts a block that does not come from d2m.wait or d2m.reserve."
+                )
+        source, target = k.block_address(op.src, builder), k.block_address(op.dst, builder)
+        block_type = op.src.type
+        assert isinstance(block_type, MemRefType)
+        tile = block_type.get_element_type()
+        assert isinstance(tile, TileType)
+        size = _i32(builder, _block_tiles(block_type) * tile.size_bytes())
+        corner, extent = [k.value(v) for v in op.core], [k.value(v) for v in op.mcast]
+        rectangle, receivers = k.core_rectangle(corner, extent, builder)
+        address = builder.insert(ttkernel.GetNocMulticastAddrOp(*rectangle, target)).result
+        builder.insert(ttkernel.NocAsyncWriteMulticastOp(source, address, size, receivers))
+        k.transfers[op.tx] = False
+
+
+class LowerSemaphore(ConversionPattern):
+    """Semaphore ops on this core's L1 word of the semaphore:
+    - `semaphore_set` -> `noc_semaphore_set`; to set it on other cores too, multicasts the
+      word there (tt-metal's noc_semaphore_set_multicast copies a local L1 word), a
+      single core being a 1x1 rectangle;
+    - `semaphore_inc` -> `noc_semaphore_inc` at the NoC address of the semaphore on the
+      given core (default: this one);
+    - `semaphore_wait` -> `noc_semaphore_wait`, then `noc_semaphore_set` of the reset
+      value if any."""
+
+    ops = (d2m.SemaphoreSetOp, d2m.SemaphoreIncOp, d2m.SemaphoreWaitOp)
+
+    def lower(  # type: ignore[override]
+        self,
+        k: _KernelBuilder,
+        op: d2m.SemaphoreSetOp | d2m.SemaphoreIncOp | d2m.SemaphoreWaitOp,
+        builder: Builder,
+    ) -> None:
+        address = k.semaphore(op.semaphore, builder)
+        value = k.value(op.value)
+        if isinstance(op, d2m.SemaphoreWaitOp):
+            builder.insert(ttkernel.NocSemaphoreWaitOp(address, value))
+            if op.reset is not None:
+                builder.insert(ttkernel.NocSemaphoreSetOp(address, k.value(op.reset)))
+        elif isinstance(op, d2m.SemaphoreIncOp):
+            if op.core:
+                row, col = (k.value(v) for v in op.core)
+            else:
+                row, col = (k.runtime_arg("core_index", dim, builder) for dim in range(GRID_RANK))
+            x, y = k.noc_coordinate("noc_x", col, builder), k.noc_coordinate("noc_y", row, builder)
+            noc_address = builder.insert(ttkernel.GetNocAddrOp(x, y, address)).result
+            builder.insert(ttkernel.NocSemaphoreIncOp(noc_address, value))
+        else:
+            builder.insert(ttkernel.NocSemaphoreSetOp(address, value))
+            if not op.core:
+                return
+            corner = [k.value(v) for v in op.core]
+            extent = [k.value(v) for v in op.mcast] if op.mcast else [_i32(builder, 1)] * GRID_RANK
+            rectangle, receivers = k.core_rectangle(corner, extent, builder)
+            target = builder.insert(ttkernel.GetNocMulticastAddrOp(*rectangle, address)).result
+            builder.insert(ttkernel.NocSemaphoreSetMulticastOp(address, target, receivers))
+
+
+class LowerGridQuery(ConversionPattern):
+    """The core's index or the grid's size: its runtime argument."""
+
+    ops = (d2m.CoreIndexOp, d2m.GridSizeOp)
+
+    def lower(  # type: ignore[override]
+        self, k: _KernelBuilder, op: d2m.CoreIndexOp | d2m.GridSizeOp, builder: Builder
+    ) -> None:
+        kind = "core_index" if isinstance(op, d2m.CoreIndexOp) else "grid_size"
+        k.values[op.result] = k.runtime_arg(kind, op.dim.value.data, builder)
+
+
+CB_DMA_SEMAPHORE_PATTERNS: tuple[ConversionPattern, ...] = (
+    LowerLocalCB(),
+    LowerCB(),
+    LowerDMA(),
+    LowerDMAWait(),
+    LowerMulticast(),
+    LowerFillCausalMask(),
+    LowerSemaphore(),
+    LowerGridQuery(),
+)
+"""The data-movement side of the conversion, one pattern per op family."""
 
 
 # ----------------------------------------------------------------------- tile-op lowerings
@@ -887,23 +985,9 @@ _TILE_OP_LOWERINGS: dict[type[Operation], _TileOpLowering] = {
 _TILE_OPS = tuple(_TILE_OP_LOWERINGS)
 
 _HANDLERS: dict[type[Operation], Callable[[_KernelBuilder, Operation, Builder], None]] = {
+    **{kind: pattern.lower for pattern in CB_DMA_SEMAPHORE_PATTERNS for kind in pattern.ops},
     scf.ForOp: _KernelBuilder.for_op,
     scf.IfOp: _KernelBuilder.if_op,
-    d2m.LocalCBOp: _KernelBuilder.local_cb,
-    d2m.WaitOp: _KernelBuilder.cb_block,
-    d2m.ReserveOp: _KernelBuilder.cb_block,
-    d2m.PopOp: _KernelBuilder.cb_hand_off,
-    d2m.PushOp: _KernelBuilder.cb_hand_off,
-    d2m.DMAReadOp: _KernelBuilder.dma,
-    d2m.DMAWriteOp: _KernelBuilder.dma,
-    d2m.DMAWaitOp: _KernelBuilder.dma_wait,
-    d2m.FillCausalMaskOp: _KernelBuilder.fill_causal_mask,
-    d2m.DMAMulticastOp: _KernelBuilder.multicast,
-    d2m.SemaphoreSetOp: _KernelBuilder.semaphore_set,
-    d2m.SemaphoreIncOp: _KernelBuilder.semaphore_inc,
-    d2m.SemaphoreWaitOp: _KernelBuilder.semaphore_wait,
-    d2m.CoreIndexOp: _KernelBuilder.grid_query,
-    d2m.GridSizeOp: _KernelBuilder.grid_query,
     d2m.AcquireDstOp: _KernelBuilder.dst_section,
     d2m.CommitDstOp: _KernelBuilder.dst_section,
     d2m.WaitDstOp: _KernelBuilder.dst_section,
