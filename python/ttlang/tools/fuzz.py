@@ -41,6 +41,12 @@ by first-order forward error analysis with every operation's result rounded:
 The kernel passes when every output element is finite and within its bound of the
 float64 value. A wrong operator, operand, broadcast, tile order or loop count gives
 errors of the size of the values themselves; the bound is a few percent of them.
+
+Longest run so far (2026-11-26): `ttlang-fuzz --seed S --count 500 --jobs 1` for S =
+1,000,000, 1,000,500, ... 1,006,500: 7,000 kernels, 0 failures, 76 min on a 2-core
+machine shared with other work (about 90 kernels a minute; a kernel costs about
+0.4 CPU-s: Python compilation ~0.15, g++ of its three kernels ~0.17, the rest torch
+and the emulator).
 """
 
 from __future__ import annotations
