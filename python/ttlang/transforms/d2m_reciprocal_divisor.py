@@ -127,7 +127,7 @@ class DivideByReciprocal(RewritePattern):
                 ArrayAttr([op.iterator_types.data[0]] * rank),  # parallel
                 [divisor_type],
             )
-            rewriter.insert_op([empty, reciprocal], InsertPoint.before(op))
+            rewriter.insert([empty, reciprocal], InsertPoint.before(op))
             op.operands[arg.index] = reciprocal.res[0]
             rewriter.replace(div, d2m.TileMulOp(div.lhs, div.rhs))
             rewriter.notify_op_modified(op)
