@@ -70,9 +70,11 @@ def matmul(
     sharded_in_l1: bool = False,
     compute_config: ComputeConfig = ComputeConfig(),
     in_format: str = "bf16",
+    l1_acc: bool = False,
 ) -> Program:
     """out = a @ b with the output split into equal blocks over the grid (buffers a, b, out;
-    a and b, and their CBs, in `in_format`).
+    a and b, and their CBs, in `in_format`); `l1_acc` accumulates the partial sums with
+    the packer instead of reloading them (tt-metal's packer_l1_acc).
 
     Each core loops over K in blocks of `k_block` tiles; `subblock` (rows, cols) of
     output tiles must fit DST. Without `multicast` every core reads its a and b blocks
@@ -87,7 +89,9 @@ def matmul(
     sbh, sbw = subblock
     page = tile_size_bytes("bf16")
     cores = grid_cores(grid)
-    compute = kernel("matmul_compute.cpp", "compute", cb_in0, cb_in1, cb_out, cb_partial, mt, nt, kt, k_block, sbh, sbw)
+    compute = kernel(
+        "matmul_compute.cpp", "compute", cb_in0, cb_in1, cb_out, cb_partial, mt, nt, kt, k_block, sbh, sbw, int(l1_acc)
+    )
     if multicast:
         kernels = [
             kernel("matmul_mcast_reader.cpp", "reader", cb_in0, mt, kt, k_block, kt, cols, int(sharded_in_l1)),
