@@ -302,16 +302,10 @@ void copy_tile(uint32_t cb, uint32_t tile, uint32_t dst) {
   scheduler().advance(costs().copy_tile);
 }
 
-namespace {
-std::unordered_map<const Core*, bool>& pack_accumulates() {
-  static std::unordered_map<const Core*, bool> accumulates;
-  return accumulates;
-}
-}  // namespace
-
 void pack_l1_acc(bool enable) {
   TracedCall traced("pack_reconfig_l1_acc");
-  pack_accumulates()[&compute_core("pack_reconfig_l1_acc")] = enable;
+  compute_core("pack_reconfig_l1_acc");
+  device().thread().pack_l1_acc = enable;
 }
 
 void pack_tile(uint32_t dst, uint32_t cb, uint32_t out_tile, bool out_of_order) {
@@ -321,8 +315,7 @@ void pack_tile(uint32_t dst, uint32_t cb, uint32_t out_tile, bool out_of_order) 
   CircularBuffer& out = core.cb(cb, "pack_tile");
   out.check_holds_tiles("pack_tile");
   uint8_t* page = out_of_order ? out.back_page(out_tile, "pack_tile") : out.next_pack_page("pack_tile");
-  auto accumulate = pack_accumulates().find(&core);
-  if (accumulate != pack_accumulates().end() && accumulate->second) {
+  if (device().thread().pack_l1_acc) {
     // L1 accumulation: the packer adds the tile to what the page holds
     std::vector<float> sum(kTileRows * kTileCols);
     unpack_tile(page, out.format(), sum.data());
