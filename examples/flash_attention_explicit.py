@@ -1,6 +1,6 @@
 """FlashAttention forward with hand-written data movement: the benchmark baseline of
-examples/flash_attention.py (whose kernel leaves data movement to the compiler), and
-its kernel for causal attention until that one computes the causal mask itself.
+examples/flash_attention.py (whose kernel leaves data movement to the compiler and
+computes its causal mask itself), non-causal and causal.
 
 softmax(scale · Q Kᵀ) V as one fused kernel per core.
 
