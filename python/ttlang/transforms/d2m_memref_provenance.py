@@ -8,7 +8,9 @@ buffer (`memref.alloc`), or DST. This pass
 
 - binds each intermediate buffer to a one-block compute-local CB (`d2m.local_cb`) in L1
   of the buffer's shape: reserve before the generic writing it, push after it, wait
-  for it, pop after its last use; buffers of the same block type whose lifetimes do not
+  for it before its first reader (so the ops in between run while the packer finishes
+  the block: a generic waiting right after the push waits for its last pack), pop
+  after its last use; buffers of the same block type whose lifetimes do not
   overlap share one CB (a kernel has 32 CBs, and each costs L1);
 - gives an intermediate buffer without a memory space the L1 space;
 - checks that generics read CB fronts (the unpacker reads a CB at its read pointer)
@@ -172,7 +174,17 @@ def _bind(lifetime: _Lifetime, cb_block_type: MemRefType, cb: SSAValue) -> None:
     reserve = d2m.ReserveOp(cb, cb_block_type)
     Rewriter.insert_op(reserve, InsertPoint.before(writer))
     wait = d2m.WaitOp(cb, cb_block_type)
-    Rewriter.insert_op([d2m.PushOp(cb), wait], InsertPoint.after(writer))
+    block = writer.parent_block()
+    assert block is not None
+    readers = [ancestor_in_block(use.operation, block) for use in value.uses]
+    first = min(
+        (r for r in readers if r is not None and r is not writer),
+        key=block.get_operation_index,
+        default=None,
+    )
+    push = d2m.PushOp(cb)
+    Rewriter.insert_op(push, InsertPoint.after(writer))
+    Rewriter.insert_op(wait, InsertPoint.before(first) if first is not None else InsertPoint.after(push))
     Rewriter.insert_op(d2m.PopOp(cb), InsertPoint.after(lifetime.last_use))
     for use in list(value.uses):
         replacement = reserve.result if use.operation is writer else wait.result

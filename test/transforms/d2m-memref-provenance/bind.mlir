@@ -59,10 +59,10 @@ func.func @chained_matmuls(%da: !dram, %db: !dram, %dc: !dram, %dout: !dram) {
 // CHECK-NOT:  d2m.local_cb
 // CHECK:      d2m.reserve %[[CB_A]]
 // CHECK:        d2m.tile_exp
-// CHECK:      %[[T1:.*]] = d2m.wait %[[CB_A]]
 // CHECK:      d2m.reserve %[[CB_B]]
 // CHECK:        d2m.tile_recip
-// CHECK:      %[[T2:.*]] = d2m.wait %[[CB_B]]
+// CHECK:      %[[T1:.*]] = d2m.wait %[[CB_A]]
+// CHECK-NEXT: %[[T2:.*]] = d2m.wait %[[CB_B]]
 // CHECK-NEXT: %[[R_W:.*]] = d2m.reserve %[[CB_R]] : {{.*}} -> memref<2x1x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<l1>>
 // CHECK-NEXT: linalg.generic {{.*}} ins(%[[T1]], %[[T2]] : {{.*}}) outs(%[[R_W]] : {{.*}})
 // CHECK:      d2m.pop %[[CB_B]]
@@ -121,8 +121,8 @@ func.func @sharing(%din: !dram, %dout: !dram) {
 // CHECK:      %[[SCALE:.*]] = d2m.wait %[[CB_IN]]
 // CHECK-NEXT: scf.for
 // CHECK:        d2m.reserve %[[CB_OUT]]
-// CHECK:        %[[E:.*]] = d2m.wait %[[CB_OUT]]
-// CHECK-NEXT:   %[[O:.*]] = d2m.reserve %out_cb
+// CHECK:        %[[O:.*]] = d2m.reserve %out_cb
+// CHECK-NEXT:   %[[E:.*]] = d2m.wait %[[CB_OUT]]
 // CHECK-NEXT:   linalg.generic {{.*}} ins(%[[E]], %[[SCALE]] : {{.*}}) outs(%[[O]] : {{.*}})
 // CHECK:        d2m.pop %[[CB_OUT]]
 // CHECK:      }
@@ -156,6 +156,46 @@ func.func @loops(%din: !dram, %dout: !dram) {
       d2m.push %out_cb : !cb
       d2m.pop %in_cb : !cb
     }
+  }
+  return
+}
+
+// A temporary's wait goes before its first reader, not right after its push: the
+// generic in between (exp of b) runs while the packer finishes the block.
+// CHECK-LABEL: func.func @wait_at_first_reader
+// CHECK:      linalg.generic {{.*}} ins(%a : {{.*}})
+// CHECK:      d2m.push
+// CHECK-NEXT: d2m.reserve
+// CHECK-NEXT: linalg.generic {{.*}} ins(%b : {{.*}})
+// CHECK:      d2m.push
+// CHECK-NEXT: d2m.wait
+// CHECK-NEXT: d2m.wait
+// CHECK-NEXT: linalg.generic
+// CHECK:        d2m.tile_add
+func.func @wait_at_first_reader(%da: !dram, %db: !dram, %dout: !dram) {
+  d2m.generic {grid = #ttcore.grid<1x1>, block_factors = [1, 1], threads = [#d2m.thread<compute>]} ins(%da, %db : !dram, !dram) outs(%dout : !dram) {
+  ^bb0(%a_cb: !cb, %b_cb: !cb, %out_cb: !cb):
+    %a = d2m.wait %a_cb : !cb -> !l1
+    %b = d2m.wait %b_cb : !cb -> !l1
+    %o = d2m.reserve %out_cb : !cb -> !l1
+    %t = memref.alloc() : !l1
+    linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%a : !l1) outs(%t : !l1) {
+    ^bb0(%x: !tile, %out: !tile):
+      %r = d2m.tile_exp %x : !tile
+      linalg.yield %r : !tile
+    }
+    %u = memref.alloc() : !l1
+    linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%b : !l1) outs(%u : !l1) {
+    ^bb0(%x: !tile, %out: !tile):
+      %r = d2m.tile_exp %x : !tile
+      linalg.yield %r : !tile
+    }
+    linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]} ins(%t, %u : !l1, !l1) outs(%o : !l1) {
+    ^bb0(%x: !tile, %y: !tile, %out: !tile):
+      %r = d2m.tile_add %x, %y : !tile
+      linalg.yield %r : !tile
+    }
+    d2m.push %out_cb : !cb
   }
   return
 }
