@@ -2,24 +2,27 @@
 on implicit operands: the kernel is its compute thread and its grid mapping; the
 compiler generates the data movement (docs/dsl.md, "Implicit operands").
 
-q, k, v and out are [batch·heads, seq_len, head_dim]; the loop dims are (h, i, j):
-head, Q chunk, K/V chunk. Grid rows split the heads, grid columns the Q chunks, so
-core (y, x) owns a contiguous range of heads and of Q chunks. The generated reader
-streams each Q chunk and then every K/V chunk of its head through double-buffered CBs
-(the next chunk arrives while this one is used); since k and v do not depend on the
-Q chunk, every core of a grid row reads the same K/V chunks: column 0 reads them from
-DRAM and multicasts them to the row. The compute thread runs the online softmax over
-the K/V chunks, carrying the running row max m, row sum l and accumulator acc; the
+q, k, v and out are [batch·heads, seq_len, head_dim]; the loop dims are (i, h, j):
+Q chunk, head, K/V chunk. Grid rows split the Q chunks, grid columns the heads, so
+core (y, x) owns a range of Q chunks and of heads. The generated reader streams each
+Q chunk and then every K/V chunk of its head through CBs (the next chunk arrives
+while this one is used); since k and v do not depend on the Q chunk, every core of a
+grid column reads the same K/V chunks: row 0 reads them from DRAM and multicasts them
+down the column (the senders sit in different NoC columns, so their DRAM reads do not
+queue on one column's links). The compute thread runs the online softmax over the
+K/V chunks, carrying the running row max m, row sum l and accumulator acc; the
 generated writer stores acc / l.
 
 Causal (`causal=True`, q_chunk == k_chunk): Q chunk i attends to K/V chunks 0..i
 (`loop_bounds`), the generated reader reads just those; `deal="serpentine"` gives each
-core a long and a short row of the triangle; the compute thread learns its Q chunk
-with `block_index` and adds the 0 / -inf mask to the diagonal chunk's scores, a
-block the `masks` thread fills once in the kernel (`fill_causal_mask`; the `mask`
-tensor only gives its CB a block and is never read). In the long rows' round the
-cores of a grid row that need a K/V chunk are its first ones, so column 0 reads it and
-multicasts it to them; the short rows' chunks each core reads itself.
+core a long and a short row of the triangle and walks the short one's K/V chunks
+backwards, so every core of a column takes chunk j at the same step, and the core
+that needs every chunk of the round (first or last of the column) multicasts it to
+those that need it. The compute thread learns its Q
+chunk with `block_index` and adds the 0 / -inf mask to the diagonal chunk's scores
+(last in a forward walk, first in a backward one), a block the `masks` thread fills
+per diagonal (`fill_causal_mask`; the `mask` tensor only gives its CB a block and is
+never read).
 
     python examples/flash_attention.py
 """
@@ -56,19 +59,19 @@ TILE = 32
 NEG_INF = float("-inf")
 
 
-def by_query(h, i, j):
+def by_query(i, h, j):
     return (h, i, 0)
 
 
-def by_key(h, i, j):
+def by_key(i, h, j):
     return (h, j, 0)
 
 
-def by_position(h, i, j):  # the mask: one block, the same for every (h, i, j)
+def by_position(i, h, j):  # the mask: one block, the same for every (h, i, j)
     return (0, 0)
 
 
-def diagonal(h, i, j):  # causal: Q chunk i attends to K/V chunks 0..i (equal chunks)
+def diagonal(i, h, j):  # causal: Q chunk i attends to K/V chunks 0..i (equal chunks)
     return i + 1
 
 
@@ -89,14 +92,14 @@ def flash_attention_kernel(
         iterator_types=["parallel", "parallel", "reduction"],
         loop_bounds=[None, None, diagonal if causal else None],
         deal="serpentine" if causal else "contiguous",  # a core gets short and long rows
-        cb_buffers=[2, 3, 3, 1, 2] if causal else 2,  # K/V: slack for the row's multicasts
+        cb_buffers=[2, 3, 3, 2, 2] if causal else 2,  # K/V: slack for the row's multicasts
         fp32_dest_acc_en=fp32_dest_acc,
         dtypes={"k": kv_dtype, "v": kv_dtype},  # "bfloat8_b": K and V as tt-metal's SDPA keeps them
         math_approx_mode=True,  # approximate exp, as tt-metal's SDPA
     )
     def flash_attention(q, k, v, mask, out, scale: float = 1.0):
-        heads = q.shape[0] // grid[0]  # per core
-        q_chunks = q.shape[1] // q_chunk // grid[1]  # per core
+        heads = q.shape[0] // grid[1]  # per core
+        q_chunks = q.shape[1] // q_chunk // grid[0]  # per core
         kv_chunks = k.shape[1] // k_chunk
 
         def online_softmax(q, k, v, m, l, acc, mask=None):
@@ -110,31 +113,34 @@ def flash_attention_kernel(
 
         @compute()
         def attention(q_cb, k_cb, v_cb, mask_cb, out_cb):
-            diagonal_mask = mask_cb.wait() if causal else None  # kept to the end
-            for _head in range(heads):
-                for n in range(q_chunks):
-                    unmasked = block_index(1, n) if causal else kv_chunks
+            for n in range(q_chunks):
+                for _head in range(heads):
+                    unmasked = block_index(0, n) if causal else kv_chunks
+                    # serpentine: odd n walk the K/V chunks backwards, the diagonal first
+                    before = unmasked - unmasked * (n % 2) if causal else kv_chunks
                     with q_cb.wait() as q_blk:
                         q_scaled = q_blk * scale
                         m = full((1, q_chunk, 1), NEG_INF)
                         l = zeros((1, q_chunk, 1))
                         acc = zeros((1, q_chunk, head_dim))
-                        for _ in range(unmasked):
+                        for _ in range(before):
                             with k_cb.wait() as k_blk, v_cb.wait() as v_blk:
                                 m, l, acc = online_softmax(q_scaled, k_blk, v_blk, m, l, acc)
-                        if causal:  # the diagonal chunk
-                            with k_cb.wait() as k_blk, v_cb.wait() as v_blk:
-                                m, l, acc = online_softmax(
-                                    q_scaled, k_blk, v_blk, m, l, acc, diagonal_mask
-                                )
+                        if causal:  # the diagonal chunk, then the rest of a backward walk
+                            with k_cb.wait() as k_blk, v_cb.wait() as v_blk, mask_cb.wait() as mask:
+                                m, l, acc = online_softmax(q_scaled, k_blk, v_blk, m, l, acc, mask)
+                            for _ in range(unmasked - before):
+                                with k_cb.wait() as k_blk, v_cb.wait() as v_blk:
+                                    m, l, acc = online_softmax(q_scaled, k_blk, v_blk, m, l, acc)
                     with out_cb.reserve() as o:
                         o.store(acc / l)
 
         @datamovement()
         def masks(q_cb, k_cb, v_cb, mask_cb, out_cb):
-            if causal:  # one 0 / -inf block for every diagonal chunk, made once
-                with mask_cb.reserve() as blk:
-                    fill_causal_mask(blk, 0, 0)
+            if causal:  # a 0 / -inf block per diagonal
+                for _ in range(heads * q_chunks):
+                    with mask_cb.reserve() as blk:
+                        fill_causal_mask(blk, 0, 0)
 
         @datamovement()
         def movement(q_cb, k_cb, v_cb, mask_cb, out_cb):
@@ -227,18 +233,18 @@ def _mask(causal: bool, q_chunk: int, k_chunk: int) -> torch.Tensor:
 
 def implicit_grid(shape, q_chunk: int, grid, paired: bool = False) -> tuple[int, int]:
     """The cores the implicit kernel splits the work over: as many grid rows as divide
-    the heads, as many columns as divide the Q chunks (each core gets the same number);
-    `paired` (causal), as many as divide half of them when there are enough for every
-    column to take two, a short and a long row of the triangle."""
+    the Q chunks, as many columns as divide the heads (each core gets the same number);
+    `paired` (causal), as many rows as divide half the Q chunks when there are enough
+    for every row to take two, a short and a long row of the triangle."""
     batch, heads, seq_len, _ = shape
 
     def divisor(n: int, at_most: int) -> int:
         return max(d for d in range(1, at_most + 1) if n % d == 0)
 
     q_chunks = seq_len // q_chunk
-    if paired and q_chunks % 2 == 0 and q_chunks >= 2 * grid[1]:
+    if paired and q_chunks % 2 == 0 and q_chunks >= 2 * grid[0]:
         q_chunks //= 2
-    return divisor(batch * heads, grid[0]), divisor(q_chunks, grid[1])
+    return divisor(q_chunks, grid[0]), divisor(batch * heads, grid[1])
 
 
 def compile_flash_attention(

@@ -22,20 +22,30 @@ by the generic's iteration space (docs/dsl.md, "Implicit operands"):
 Triangular spaces and dealing: the generic's `loop_bounds` give a loop dim (one no
 grid dim splits) a bound computed from the block indices of the dims outside it
 (causal attention: K/V chunks 0..i for Q chunk i); the generated loop runs to it.
+`deal = "serpentine"` deals a split dim's R blocks per core over G cores in rounds:
+the core's nth block is r·G + G − 1 − x for even n, r·G + x for odd n, r = R − 1 − n
+(with R = 2: 2G − 1 − x, then x: a long and a short row of a triangle). Every
+`d2m.block_index(dim) %n` in the generic's threads becomes that arithmetic. Under a
+serpentine deal, a bounded loop whose bound uses a split dim runs backwards in that
+dim's odd blocks n (step s takes block bound − 1 − s; the compute thread must consume
+the blocks in that order too): a triangle's short rows then end where the long rows
+of the same cores ended, so the cores take each block at the same step.
 When a bound above an input shared along a grid dim depends on that dim's loop dim,
 the cores' loops differ: the input is multicast only in the rounds (core-local
 blocks n of the split dim) where, evaluated at compile time for every core, the
-bound does not grow along the grid dim, so the cores reaching a block are the first
-ones, and where every core has moved as many of the input's blocks as the first
-before each of the round's (a multicast lands in the sender's CB slot; the loops are
-walked at compile time: two heads per core whose counts differ fail it); the first
-core counts the receivers at run time and multicasts to just those (none: no
-handshake). Within a round those cores only shrink, so no receiver signals `ready`
-for a later block early. In the other rounds every core reads its own blocks. `deal =
-"serpentine"` deals a split dim's R blocks per core over G cores in rounds: the
-core's nth block is r·G + G − 1 − x for even n, r·G + x for odd n, r = R − 1 − n
-(with R = 2: 2G − 1 − x, then x: a long and a short row of a triangle). Every
-`d2m.block_index(dim) %n` in the generic's threads becomes that arithmetic.
+bound does not grow along the grid dim in a forward round (the cores reaching a
+block are the first ones; the first core reaches every block and sends) or does not
+shrink in a backward one (the last ones; the last core sends), and where every core
+has moved as many of the input's blocks as the sender before each of the round's (a
+multicast lands in the sender's CB slot; the loops are walked at compile time: two
+heads per core whose counts differ fail it). The sender counts the receivers at run
+time and multicasts to just those (none: no handshake). In a forward round those
+cores only shrink, so no receiver signals `ready` for a later block early; in a
+backward round they grow, so a core taking its first block of the round waits for
+the sender's `go` (a third semaphore), which the sender gives at that block, after
+the previous block's `ready`s; backward rounds use their own `valid` (a sender's
+`semaphore_set` leaves its own word at 1, and the forward sender receives in them).
+In the other rounds every core reads its own blocks.
 
 Before (compute thread of a 1x2-grid triangle: a block i, b blocks 0..i):
 
@@ -48,7 +58,8 @@ Before (compute thread of a 1x2-grid triangle: a block i, b blocks 0..i):
         scf.for %j = %c0 to %end step %c1 { %y = d2m.wait %b_cb ... }
 
 After (`%i` = 2·(1 − n) + (1 − x when n is even, else x); the reader's b loop runs
-to the same bound; in round 0, blocks 3 − x with bounds 4, 3, core 0 multicasts b):
+to the same bound, backwards when n is odd; in round 0, blocks 3 − x with bounds 4,
+3, core 0 multicasts b; in round 1, blocks x with bounds 1, 2, core 1 does):
 
         %r = arith.subi %c1, %n : index
         %even = arith.remui (arith.addi %n, %c1), %c2 : index
@@ -56,14 +67,27 @@ to the same bound; in round 0, blocks 3 − x with bounds 4, 3, core 0 multicast
     }, {
       scf.for %d0 = %c0 to %c2 step %c1 {
         ... reserve, dma_read %a[i, 0], push ...
-        scf.for %d1 = %c0 to (i + 1) step %c1 {
+        scf.for %s = %c0 to (i + 1) step %c1 {
+          %d1 = %s + (%d0 mod 2) · (i − 2·%s)          // i - s in odd rounds
           %blk = d2m.reserve %b_cb ...
           scf.if (%d0 == 0) {
             scf.if (x == 0) {
               dma_read %b[%d1, 0]; %n = [%d1 < core 1's bound]   // receivers
               scf.if (%n > 0) { semaphore_wait ready, %n; dma_mcast ... mcast[1, %n + 1]; ... }
             } else { semaphore_inc ready at (y, 0); semaphore_wait valid }
-          } else { dma_read %b[%d1, 0] ... }
+          } else {
+            scf.if (%d0 == 1) {
+              scf.if (x == 1) {
+                dma_read %b[%d1, 0]; %n = [%d1 < core 0's bound]
+                scf.if (%d1 + 1 == core 0's bound) { semaphore_set go at (y, 0) }
+                scf.if (%n > 0) { semaphore_wait ready, %n; dma_mcast ... core[y, 1 - %n] ...;
+                                  semaphore_set back_valid ... }
+              } else {
+                scf.if (%s == 0) { semaphore_wait go }            // its first block
+                semaphore_inc ready at (y, 1); semaphore_wait back_valid
+              }
+            } else { dma_read %b[%d1, 0] ... }
+          }
           d2m.push %b_cb
 
 Inputs get a reader: `reserve`, `dma_read` of the block, `dma_wait`, `push` (the reads
@@ -196,6 +220,9 @@ class Stream:
     # first cores whose bounded loops reach the block (None: always, to every core)
     rounds: tuple[int, ...] | None = None
     round_dim: int | None = None
+    # those of `rounds` whose bounded loop runs backwards (`backwards`): the last core,
+    # whose loops reach every block, multicasts to the last cores reaching the block
+    backward: tuple[int, ...] = ()
 
     @property
     def sharing(self) -> tuple[tuple[int, ...], tuple[int, ...] | None]:
@@ -204,7 +231,7 @@ class Stream:
 
 
 Member = tuple[SSAValue, SSAValue, SSAValue, list[SSAValue]]  # cb, L1 block, source, indices
-Group = tuple[tuple[int, ...], tuple[SSAValue, SSAValue], Sequence[Member]]  # shared dims, semaphores
+Group = tuple[tuple[int, ...], tuple[SSAValue, ...], Sequence[Member]]  # shared dims, semaphores
 Sharing = tuple[tuple[int, ...], tuple[int, ...] | None]  # Stream.sharing
 
 
@@ -219,6 +246,14 @@ class IterationSpace:
     grid: tuple[int, int]
     bounds: tuple[AffineExpr | None, ...]
     deal: str
+
+    def backwards(self, dim: int) -> int | None:
+        """The split dim whose odd core-local blocks run bounded loop dim `dim` backwards
+        (serpentine: a bound that uses a split dim), or None: it always runs forwards."""
+        bound = self.bounds[dim]
+        if self.deal != "serpentine" or bound is None:
+            return None
+        return next((d for d in sorted(bound.used_dims()) if d in self.grid_dim_of), None)
 
 
 def _implicit_operands(generic: d2m.GenericOp) -> list[int]:
@@ -426,12 +461,14 @@ def _streams(
         # Loops that differ per core along one grid dim: multicast in the core-local
         # blocks (rounds) where the cores needing a block are the first ones along it.
         (round_dim,) = varying if len(varying) == 1 else (None,)
-        rounds = _prefix_rounds(space, round_dim, depth) if round_dim is not None else ()
+        rounds, backward = _shared_rounds(space, round_dim, depth) if round_dim is not None else ((), ())
         if shared or not rounds or round_dim not in dict(candidates):
             streams.append(stream)
             continue
         grid_dim = space.grid_dim_of[round_dim]
-        streams.append(Stream(index, is_input, maps[index], depth, (grid_dim,), rounds, round_dim))
+        streams.append(
+            Stream(index, is_input, maps[index], depth, (grid_dim,), rounds, round_dim, backward)
+        )
     return streams
 
 
@@ -444,24 +481,42 @@ def _deal(space: IterationSpace, dim: int, core: int, n: int) -> int:
     return (per_core - 1 - n) * cores + (cores - 1 - core if n % 2 == 0 else core)
 
 
-def _prefix_rounds(space: IterationSpace, round_dim: int, depth: int) -> tuple[int, ...]:
-    """The core-local blocks n of `round_dim` in which every bound above `depth` is
-    non-increasing along the grid dim splitting it (at every block index of the other
-    dims the bounds use): then the cores whose loops reach an iteration are the first
-    ones, and the first core, whose loops reach every one, can multicast to them. A
-    multicast lands at the sender's CB slot, so a round also needs every receiver to
-    have moved as many blocks of the stream as the sender before each of its blocks
-    (`_aligned`)."""
+def _runs_backwards(space: IterationSpace, dim: int, ivs: Sequence[int]) -> bool:
+    """Whether bounded loop dim `dim` runs backwards at core-local indices `ivs`."""
+    split = space.backwards(dim)
+    return split is not None and ivs[split] % 2 == 1
+
+
+def _shared_rounds(
+    space: IterationSpace, round_dim: int, depth: int
+) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The core-local blocks n of `round_dim` whose blocks can be multicast, and those
+    of them whose bounded loop runs backwards. Forwards, every bound above `depth` must
+    be non-increasing along the grid dim splitting it (at every block index of the
+    other dims the bounds use): then the cores whose loops reach an iteration are the
+    first ones, and the first core, whose loops reach every one, multicasts to them.
+    Backwards (one bounded loop, the stream's innermost), non-decreasing: the cores
+    reaching an iteration are the last ones, and the last core multicasts. A multicast
+    lands at the sender's CB slot, so a round also needs every receiver to have moved
+    as many blocks of the stream as the sender before each of its blocks (`_aligned`)."""
     cores = space.grid[space.grid_dim_of[round_dim]]
     blocks = [
         space.blocks_per_core[d] * (space.grid[space.grid_dim_of[d]] if d in space.grid_dim_of else 1)
         for d in range(len(space.block))
     ]
-    bounds = [b for b in space.bounds[:depth] if b is not None and round_dim in b.used_dims()]
-    rounds = []
+    bounded = [d for d in range(depth) if space.bounds[d] is not None]
+    rounds, backward = [], []
     for n in range(space.blocks_per_core[round_dim]):
+        ivs = [0] * len(space.block)
+        ivs[round_dim] = n
+        backwards = any(_runs_backwards(space, d, ivs) for d in bounded)
+        if backwards and bounded != [depth - 1]:
+            continue  # the joiners' gate (`_multicast`) knows one bounded loop
         monotone = True
-        for bound in bounds:
+        for dim in bounded:
+            bound = space.bounds[dim]
+            if round_dim not in bound.used_dims():
+                continue
             others = sorted(bound.used_dims() - {round_dim})
             for point in product(*(range(blocks[d]) for d in others)):
                 values = [0] * len(space.block)
@@ -471,16 +526,24 @@ def _prefix_rounds(space: IterationSpace, round_dim: int, depth: int) -> tuple[i
                 for core in range(cores):
                     values[round_dim] = _deal(space, round_dim, core, n)
                     counts.append(bound.eval(values, []))
+                if backwards:
+                    counts.reverse()
                 monotone &= all(a >= b for a, b in zip(counts, counts[1:]))
         if monotone:
             rounds.append(n)
-    return _aligned(space, round_dim, depth, rounds)
+            if backwards:
+                backward.append(n)
+    kept = _aligned(space, round_dim, depth, rounds, backward)
+    return kept, tuple(n for n in backward if n in kept)
 
 
-def _aligned(space: IterationSpace, round_dim: int, depth: int, rounds: Sequence[int]) -> tuple[int, ...]:
+def _aligned(
+    space: IterationSpace, round_dim: int, depth: int, rounds: Sequence[int], backward: Sequence[int]
+) -> tuple[int, ...]:
     """Those of `rounds` in which, on every grid row (column), each core reaching an
     iteration of the loops down to `depth` has moved the same number of blocks before
-    it as the first core (the loops are walked at compile time)."""
+    it as the round's sender (the first core; the last in `backward` rounds); the loops
+    are walked at compile time, bounded ones backwards where they run so."""
     grid_dim = space.grid_dim_of[round_dim]
     other_dim = 1 - grid_dim
 
@@ -500,22 +563,28 @@ def _aligned(space: IterationSpace, round_dim: int, depth: int, rounds: Sequence
                     for e, v in enumerate(ivs)
                 ]
                 count = bound.eval(values + [0] * (len(space.block) - len(values)), [])
-            for v in range(count):
+            steps = range(count)
+            if bound is not None and _runs_backwards(space, d, ivs + [0] * (len(space.block) - d)):
+                steps = reversed(steps)
+            for v in steps:
                 walk([*ivs, v])
 
         walk([])
         return order
 
     kept = set(rounds)
+    cores = space.grid[grid_dim]
     for other in range(space.grid[other_dim]):
         def core(position: int) -> tuple[int, int]:
             return (position, other) if grid_dim == 0 else (other, position)
 
-        first = iterations(core(0))
-        for position in range(1, space.grid[grid_dim]):
-            for ivs, index in iterations(core(position)).items():
-                if ivs[round_dim] in kept and first.get(ivs) != index:
-                    kept.discard(ivs[round_dim])
+        walks = [iterations(core(position)) for position in range(cores)]
+        for position in range(cores):
+            for ivs, index in walks[position].items():
+                n = ivs[round_dim]
+                sender = walks[cores - 1 if n in backward else 0]
+                if n in kept and sender.get(ivs) != index:
+                    kept.discard(n)
     return tuple(n for n in rounds if n in kept)
 
 
@@ -528,6 +597,7 @@ class _RegionWriter:
         self.generic = generic
         self.space = space
         self._constants: dict[int, SSAValue] = {}
+        self.steps: dict[SSAValue, SSAValue] = {}  # a backwards loop's block -> its step
         self.core = [self.emit(d2m.CoreIndexOp(dim)).result for dim in range(GRID_RANK)]
         # the first block of the core's range along each contiguously dealt loop dim
         self.first_block: dict[int, SSAValue] = {}
@@ -557,7 +627,7 @@ class _RegionWriter:
         self,
         streams: Sequence[Stream],
         emit_stream,
-        semaphores: dict[Sharing, tuple[SSAValue, SSAValue]],
+        semaphores: dict[Sharing, tuple[SSAValue, ...]],
         writes_after_inner_loops: bool,
     ) -> None:
         """Loops over the core's blocks down to the deepest stream; each stream's block
@@ -570,21 +640,37 @@ class _RegionWriter:
                 emit_stream(self, block, here, ivs, semaphores)
             if len(ivs) < depth:
                 dim = len(ivs)
-                body = Block(arg_types=[IndexType()])
-                body.args[0].name_hint = f"d{dim}"
-                level(body, [*ivs, body.args[0]])
-                body.add_op(scf.YieldOp())
                 bound = self.space.bounds[dim]
                 if bound is None:
                     upper = self.constant(self.space.blocks_per_core[dim])
                 else:
                     at = Emitter(lambda op: self.emit(op, block).results[0], self.constant)
                     upper = at.affine(bound, [at.block_index(self, d, iv) for d, iv in enumerate(ivs)])
+                body = Block(arg_types=[IndexType()])
+                body.args[0].name_hint = f"d{dim}"
+                level(body, [*ivs, self.step_block(body, dim, ivs, upper)])
+                body.add_op(scf.YieldOp())
                 self.emit(scf.ForOp(self.constant(0), upper, self.constant(1), [], body), block)
             if here and writes_after_inner_loops:
                 emit_stream(self, block, here, ivs, semaphores)
 
         level(self.block, [])
+
+    def step_block(self, body: Block, dim: int, ivs: Sequence[SSAValue], upper: SSAValue) -> SSAValue:
+        """The block of loop dim `dim` at step `body.args[0]` of its loop: the step, or,
+        where the loop runs backwards (odd core-local blocks of `space.backwards(dim)`),
+        upper - 1 - step; `self.steps` maps it back to the step."""
+        step = body.args[0]
+        split = self.space.backwards(dim)
+        if split is None:
+            return step
+        at = Emitter(lambda op: self.emit(op, body).results[0], self.constant)
+        odd = at.emit(arith.RemUIOp(ivs[split], self.constant(2)))
+        last = at.emit(arith.SubiOp(upper, self.constant(1)))
+        back = at.emit(arith.SubiOp(last, at.emit(arith.AddiOp(step, step))))
+        block_ = at.emit(arith.AddiOp(step, at.emit(arith.MuliOp(odd, back))))
+        self.steps[block_] = step
+        return block_
 
     def tile_indices(self, block: Block, stream: Stream, ivs: Sequence[SSAValue]) -> list[SSAValue]:
         """The tile index of the stream's block at loop indices `ivs`, per operand dim."""
@@ -696,7 +782,7 @@ def _read(
     block: Block,
     streams: Sequence[Stream],
     ivs: Sequence[SSAValue],
-    semaphores: dict[Sharing, tuple[SSAValue, SSAValue]],
+    semaphores: dict[Sharing, tuple[SSAValue, ...]],
 ) -> None:
     """Reads one block of each of `streams`: the DRAM reads are all issued before the
     first is waited for (they overlap on the NoC); then the multicast blocks, one
@@ -737,48 +823,84 @@ def _multicast_in_rounds(
     writer: _RegionWriter, block: Block, stream: Stream, group: Group, ivs: Sequence[SSAValue]
 ) -> None:
     """A group multicast only in `stream.rounds` (core-local blocks of its round dim)
-    and only to the cores whose bounded loops reach this iteration (the first ones
-    along the grid dim: the first core counts them); in other rounds every core reads
-    its own blocks. The cores that take a block shrink from one iteration to the next
-    within a round, so a receiver never signals `ready` for a block before the one it
-    waits for is sent."""
+    and only to the cores whose bounded loops reach this iteration: the first ones
+    along the grid dim (the first core counts them and sends) or, in `stream.backward`
+    rounds, the last ones (the last core does); in other rounds every core reads its
+    own blocks. Forwards, the cores taking a block only shrink within a round, so no
+    receiver signals `ready` for a block before the one it waits for is sent;
+    backwards they grow, so a core joining the round waits for the sender's `go`,
+    which the sender gives once it has taken the previous block's `ready`s."""
     emit, constant = writer.emit, writer.constant
     assert stream.round_dim is not None and stream.rounds is not None
     (grid_dim,) = group[0]
     here = ivs[stream.round_dim]
-    in_rounds = None
-    for n in stream.rounds:
-        equal = emit(arith.CmpiOp(here, constant(n), "eq"), block).result
-        in_rounds = equal if in_rounds is None else emit(arith.OrIOp(in_rounds, equal), block).result
-    shared, own = Block(), Block()
-    _multicast(writer, shared, [group], lambda branch: _receivers(writer, branch, stream, grid_dim, ivs))
+
+    def among(rounds: Sequence[int]) -> SSAValue:
+        inside = None
+        for n in rounds:
+            equal = emit(arith.CmpiOp(here, constant(n), "eq"), block).result
+            inside = equal if inside is None else emit(arith.OrIOp(inside, equal), block).result
+        return inside
+
+    own = Block()
     reads = [emit(d2m.DMAReadOp(source, indices, l1), own).tx for _, l1, source, indices in group[2]]
     for tx in reads:
         emit(d2m.DMAWaitOp(tx), own)
-    shared.add_op(scf.YieldOp())
-    own.add_op(scf.YieldOp())
-    emit(scf.IfOp(in_rounds, [], Region(shared), Region(own)), block)
+    otherwise = own
+    for backward in (True, False):
+        rounds = [n for n in stream.rounds if (n in stream.backward) == backward]
+        if not rounds:
+            continue
+        shared = Block()
+        _multicast(
+            writer,
+            shared,
+            [group],
+            lambda branch, b=backward: _receivers(writer, branch, stream, grid_dim, ivs, b),
+            backward,
+            ivs,
+        )
+        shared.add_op(scf.YieldOp())
+        otherwise.add_op(scf.YieldOp())
+        choice = Block()
+        emit(scf.IfOp(among(rounds), [], Region(shared), Region(otherwise)), choice)
+        otherwise = choice
+    for op in list(otherwise.ops):
+        op.detach()
+        block.add_op(op)
+
+
+def _bound_at(
+    writer: _RegionWriter, branch: Block, grid_dim: int, ivs: Sequence[SSAValue], other: int, dim: int
+) -> SSAValue:
+    """Loop dim `dim`'s bound on the core `other` along `grid_dim` (this core's other
+    coordinates) at the core-local indices `ivs`."""
+    at = Emitter(lambda op: writer.emit(op, branch).results[0], writer.constant)
+    core = list(writer.core)
+    core[grid_dim] = writer.constant(other)
+    place = _CoreIndices(writer.space, core, {})
+    dims = [at.block_index(place, d, iv) for d, iv in enumerate(ivs)]
+    return at.affine(writer.space.bounds[dim], dims)
 
 
 def _receivers(
-    writer: _RegionWriter, branch: Block, stream: Stream, grid_dim: int, ivs: Sequence[SSAValue]
+    writer: _RegionWriter, branch: Block, stream: Stream, grid_dim: int, ivs: Sequence[SSAValue],
+    backward: bool = False,
 ) -> SSAValue:
-    """How many cores after the first along `grid_dim` reach this iteration: those
-    whose every bounded loop above the stream (its bound at their block of the round
-    dim) exceeds its index here."""
+    """How many cores besides the sender (the first along `grid_dim`; the last,
+    `backward`) reach this iteration: those whose every bounded loop above the stream
+    (its bound at their block of the round dim) exceeds its index here."""
     emit, constant = writer.emit, writer.constant
     at = Emitter(lambda op: emit(op, branch).results[0], constant)
+    cores = writer.space.grid[grid_dim]
     count = constant(0)
-    for other in range(1, writer.space.grid[grid_dim]):
-        core = list(writer.core)
-        core[grid_dim] = constant(other)
-        place = _CoreIndices(writer.space, core, {})
-        dims = [at.block_index(place, d, iv) for d, iv in enumerate(ivs)]
+    for other in range(cores - 1) if backward else range(1, cores):
         reaches = None
         for d, bound in enumerate(writer.space.bounds[: stream.depth]):
             if bound is None or d >= len(ivs):
                 continue
-            inside = emit(arith.CmpiOp(ivs[d], at.affine(bound, dims), "slt"), branch).result
+            upper = _bound_at(writer, branch, grid_dim, ivs, other, d)
+            inside = emit(arith.CmpiOp(ivs[d], upper, "slt"), branch).result
             reaches = inside if reaches is None else emit(arith.AndIOp(reaches, inside), branch).result
         if reaches is None:
             count = at.emit(arith.AddiOp(count, constant(1)))
@@ -788,11 +910,26 @@ def _receivers(
     return count
 
 
+def _joiners(writer: _RegionWriter, branch: Block, go: SSAValue, grid_dim: int, ivs: Sequence[SSAValue], dim: int) -> None:
+    """The sender of a backward round gives `go` to the cores whose backward loop
+    `dim` starts at this block (its bound on them is the block + 1)."""
+    emit, constant = writer.emit, writer.constant
+    nxt = emit(arith.AddiOp(ivs[dim], constant(1)), branch).result
+    for other in range(writer.space.grid[grid_dim] - 1):
+        starts = emit(arith.CmpiOp(nxt, _bound_at(writer, branch, grid_dim, ivs, other, dim), "eq"), branch)
+        core = list(writer.core)
+        core[grid_dim] = constant(other)
+        signal = Block([d2m.SemaphoreSetOp(operands=[go, constant(1), core, []]), scf.YieldOp()])
+        emit(scf.IfOp(starts.result, [], Region(signal), Region(Block([scf.YieldOp()]))), branch)
+
+
 def _multicast(
     writer: _RegionWriter,
     block: Block,
     groups: Sequence[Group],
     receivers_of: Callable[[Block], SSAValue] | None = None,
+    backward: bool = False,
+    ivs: Sequence[SSAValue] = (),
 ) -> None:
     """For each group, the first core along its shared grid dims reads the members'
     blocks and multicasts them to the others (tt-metal's ready / valid handshake, once
@@ -800,18 +937,22 @@ def _multicast(
     branch per combination), so that it issues all its DRAM reads and `ready`s before
     its first handshake; every core runs the handshakes in group order. With
     `receivers_of` (one group, along one grid dim), the sender multicasts to the first
-    that many cores after itself, and not at all to none."""
+    that many cores after itself, and not at all to none; `backward`, the sender is the
+    last core, multicasting to that many cores before itself, and a receiver at the
+    first step of its backward loop waits for the sender's `go` (`_joiners`) before
+    its `ready`."""
     emit, constant = writer.emit, writer.constant
+    sender_at = {g: writer.space.grid[g] - 1 if backward else 0 for g in range(GRID_RANK)}
     conditions = []
     for shared, _, _ in groups:
         is_sender = None
         for grid_dim in shared:
-            first = emit(arith.CmpiOp(writer.core[grid_dim], constant(0), "eq"), block).result
+            first = emit(arith.CmpiOp(writer.core[grid_dim], constant(sender_at[grid_dim]), "eq"), block).result
             is_sender = first if is_sender is None else emit(arith.AndIOp(is_sender, first), block).result
         conditions.append(is_sender)
 
     def senders(shared: tuple[int, ...]) -> list[SSAValue]:
-        return [constant(0) if g in shared else writer.core[g] for g in range(GRID_RANK)]
+        return [constant(sender_at[g]) if g in shared else writer.core[g] for g in range(GRID_RANK)]
 
     def handshakes(branch: Block, sends: Sequence[bool]) -> None:
         """A core's part in every group: its DRAM reads issued and its `ready`s sent
@@ -822,12 +963,20 @@ def _multicast(
             if sending
             for _, l1, source, indices in members
         ]
-        for (shared, (ready, _), _), sending in zip(groups, sends):
-            if not sending:
-                emit(d2m.SemaphoreIncOp(operands=[ready, constant(1), senders(shared)]), branch)
+        for (shared, (ready, *gate), _), sending in zip(groups, sends):
+            if sending:
+                continue
+            if backward:
+                step = writer.steps[ivs[-1]]
+                first = emit(arith.CmpiOp(step, constant(0), "eq"), branch).result
+                wait = Block([d2m.SemaphoreWaitOp(operands=[gate[-1], constant(1), [constant(0)]]), scf.YieldOp()])
+                emit(scf.IfOp(first, [], Region(wait), Region(Block([scf.YieldOp()]))), branch)
+            emit(d2m.SemaphoreIncOp(operands=[ready, constant(1), senders(shared)]), branch)
         for tx in reads:
             emit(d2m.DMAWaitOp(tx), branch)
-        for (shared, (ready, valid), members), sending in zip(groups, sends):
+        for (shared, (ready, valid, *gate), members), sending in zip(groups, sends):
+            if backward:  # its own `valid`: a sender's set leaves its own word at 1
+                valid = gate[0]
             if not sending:
                 emit(d2m.SemaphoreWaitOp(operands=[valid, constant(1), [constant(0)]]), branch)
                 continue
@@ -841,6 +990,10 @@ def _multicast(
                 (grid_dim,) = shared
                 cores = emit(arith.AddiOp(receivers, constant(1)), branch).result
                 shape = [cores if g == grid_dim else constant(1) for g in range(GRID_RANK)]
+                if backward:  # the range ends at the sender
+                    _joiners(writer, branch, gate[-1], grid_dim, ivs, len(ivs) - 1)
+                    sender = list(sender)
+                    sender[grid_dim] = emit(arith.SubiOp(sender[grid_dim], receivers), branch).result
                 send = Block()
                 any_ = emit(arith.CmpiOp(receivers, constant(0), "ugt"), branch).result
             emit(d2m.SemaphoreWaitOp(operands=[ready, receivers, [constant(0)]]), send)
@@ -871,7 +1024,7 @@ def _write(
     block: Block,
     streams: Sequence[Stream],
     ivs: Sequence[SSAValue],
-    semaphores: dict[Sharing, tuple[SSAValue, SSAValue]],
+    semaphores: dict[Sharing, tuple[SSAValue, ...]],
 ) -> None:
     """Writes one block of each of `streams` to DRAM."""
     emit = writer.emit
@@ -915,23 +1068,30 @@ def _thread_blocks(generic: d2m.GenericOp, needed: int) -> list[Block]:
 
 def _add_semaphores(
     generic: d2m.GenericOp, streams: Sequence[Stream]
-) -> dict[Sharing, tuple[int, int]]:
+) -> dict[Sharing, tuple[int, ...]]:
     """Two new semaphores (ready, valid) per set of grid dims inputs are multicast
-    along (every core runs the handshakes on one pair in the same order), appended to
-    the block arguments of every region; returns their argument positions."""
+    along (every core runs the handshakes on one pair in the same order), and two more
+    where they are multicast in backward rounds: their `valid` (a sender's
+    `semaphore_set` leaves its own word at 1, and the forward rounds' sender receives
+    in backward ones) and `go`; appended to the block arguments of every region;
+    returns their argument positions."""
     groups: dict[Sharing, list[str]] = {}
+    backward: set[Sharing] = set()
     for stream in streams:
         if stream.shared_grid_dims:
             name = generic.operands[stream.index].name_hint or f"operand{stream.index}"
             groups.setdefault(stream.sharing, []).append(name)
+            if stream.backward:
+                backward.add(stream.sharing)
     positions = {}
     for shared, names in groups.items():
+        roles = ("ready", "valid") + (("back_valid", "go") if shared in backward else ())
         for region in generic.thread_regions:
-            for role in ("ready", "valid"):
+            for role in roles:
                 arg = region.block.insert_arg(d2m.SemaphoreType(), len(region.block.args))
                 arg.name_hint = "_".join([*names, role])
         count = len(generic.thread_regions[0].block.args)
-        positions[shared] = (count - 2, count - 1)
+        positions[shared] = tuple(range(count - len(roles), count))
     return positions
 
 
@@ -955,8 +1115,8 @@ def generate_datamovement(generic: d2m.GenericOp) -> None:
         if not group:
             continue
         semaphores = {
-            shared: (block.args[ready], block.args[valid])
-            for shared, (ready, valid) in semaphore_positions.items()
+            shared: tuple(block.args[p] for p in positions)
+            for shared, positions in semaphore_positions.items()
         }
         writer = _RegionWriter(block, generic, space)
         writer.nest(group, emit_stream, semaphores, writes_after_inner_loops=emit_stream is _write)

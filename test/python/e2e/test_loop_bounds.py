@@ -16,9 +16,10 @@ from ttlang.dsl.diagnostics import KernelError
 ROWS = 8  # blocks of a, b and out (one tile each)
 
 
-def prefix_sum_kernel(grid, deal, bound):
+def prefix_sum_kernel(grid, deal, bound, decay=None):
     """out block i = a block i + the sum of b blocks 0 .. bound(i) - 1, per core's
-    blocks of i (split over the grid's columns), j a reduction bounded by i."""
+    blocks of i (split over the grid's columns), j a reduction bounded by i; with
+    `decay`, total = total * decay + b block per step, which depends on their order."""
 
     @pykernel_gen(
         grid=grid,
@@ -38,7 +39,7 @@ def prefix_sum_kernel(grid, deal, bound):
                     total = x + 0.0
                     for _ in range(bound(block_index(0, n), 0)):
                         with b_cb.wait() as y:
-                            total = total + y
+                            total = (total if decay is None else total * decay) + y
                 with out_cb.reserve() as o:
                     o.store(total)
 
@@ -71,6 +72,24 @@ def test_bounded_reduction_matches_torch(grid, deal, bound):
     prefix_sum_kernel(grid, deal, bound)(a, b, out)
     # bf16 sums of up to 9 values below ~4: a few bf16 ulps at 16
     torch.testing.assert_close(out.float(), expected(a, b, bound), rtol=0.02, atol=0.125)
+
+
+def test_serpentine_walks_odd_rounds_backwards():
+    """deal="serpentine" on 1x4: core x takes block 7 - x (n = 0: b blocks 0 .. 7 - x
+    in order), then block x (n = 1: b blocks x .. 0, backwards, so the cores take
+    block j at the same step and the last core multicasts it). A decaying sum tells
+    the orders apart."""
+    bound = lambda i, j: i + 1  # noqa: E731
+    a, b = (random_bf16((ROWS * TILE, TILE), -2, 2, seed=s) for s in (3, 4))
+    out = torch.zeros(ROWS * TILE, TILE, dtype=torch.bfloat16)
+    prefix_sum_kernel((1, 4), "serpentine", bound, decay=0.5)(a, b, out)
+    expected = a.float().clone()
+    for i in range(ROWS):
+        rows = slice(i * TILE, (i + 1) * TILE)
+        order = range(i + 1) if i >= ROWS // 2 else reversed(range(i + 1))  # n = 1: i < 4
+        for j in order:
+            expected[rows] = expected[rows] * 0.5 + b.float()[j * TILE : (j + 1) * TILE]
+    torch.testing.assert_close(out.float(), expected, rtol=0.02, atol=0.06)
 
 
 def test_bound_using_its_own_dim_is_a_kernel_error():

@@ -119,9 +119,9 @@ def test_default_chunks_give_every_core_a_unit(fa):
     assert compiled.q_chunk == 64
 
 
-def test_implicit_kernel_multicasts_k_and_v_along_grid_rows(fa):
-    """The compiler-generated reader: column 0 of each grid row reads the K/V chunks
-    and multicasts them to the row; the kernel itself has no data-movement thread."""
+def test_implicit_kernel_multicasts_k_and_v_along_grid_columns(fa):
+    """The compiler-generated reader: row 0 of each grid column reads the K/V chunks
+    and multicasts them down the column; the kernel itself has no data-movement thread."""
     compiled = fa.compile_flash_attention((1, 8, 512, 64), grid=(8, 8))
     assert compiled.kernel == "implicit" and compiled.grid == (8, 8)
     reader = compiled.artifact.sources["flash_attention_reader"]
@@ -139,7 +139,7 @@ def test_implicit_causal_needs_equal_chunks(fa):
 def test_implicit_causal_pairs_short_and_long_rows(fa):
     """[1, 8, 2048, 64] causal, the default kernel: 128-row Q chunks, two per core of
     the 8x8 grid (dealt serpentine), the mask filled in the kernel
-    (fill_causal_mask_tile) and the long rows' K/V chunks multicast along grid rows."""
+    (fill_causal_mask_tile) and the K/V chunks multicast along grid columns."""
     compiled = fa.compile_flash_attention((1, 8, 2048, 64), causal=True)
     assert compiled.kernel == "implicit"
     assert (compiled.q_chunk, compiled.k_chunk, compiled.grid) == (128, 128, (8, 8))

@@ -10,8 +10,10 @@
 // compute thread's `d2m.block_index` and the reader's loops get the same arithmetic.
 // b does not depend on i, but the cores' j loops differ: in round n = 0 (blocks 3, 2:
 // bounds 4, 3, non-increasing along the row) core 0 reads each b block and multicasts
-// it to the cores whose loop reaches it (it counts them); in round 1 (blocks 0, 1:
-// bounds 1, 2) every core reads its own.
+// it to the cores whose loop reaches it (it counts them); round 1 (blocks 0, 1: bounds
+// 1, 2) walks j backwards (block bound - 1 - step), so both cores reach block 0 at the
+// same step: core 1 reads and multicasts (its own `valid`: core 0 sent in round 0),
+// giving `go` to core 0 before its first block.
 // CHECK-LABEL: func.func @serpentine_triangle
 // CHECK:         scf.for %[[N:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
 // CHECK-NOT:       d2m.block_index
@@ -38,9 +40,17 @@
 // CHECK-NEXT:    scf.for %[[RN:.*]] = %[[C0:.*]] to %{{.*}} step %{{.*}} {
 // CHECK:           %[[A_BLK:.*]] = d2m.reserve
 // CHECK:           d2m.dma_read %a[%{{.*}}, %{{.*}}], %[[A_BLK]]
-// CHECK:           scf.for %[[J:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK:           scf.for %[[STEP:.*]] = %{{.*}} to %[[END:.*]] step %{{.*}} {
+// The block: the step, or in odd rounds end - 1 - step
+// CHECK-NEXT:        %[[ODD:.*]] = arith.remui %[[RN]], %{{.*}} : index
+// CHECK-NEXT:        %[[LASTJ:.*]] = arith.subi %[[END]], %{{.*}} : index
+// CHECK-NEXT:        %[[TWICE:.*]] = arith.addi %[[STEP]], %[[STEP]] : index
+// CHECK-NEXT:        %[[BACK:.*]] = arith.subi %[[LASTJ]], %[[TWICE]] : index
+// CHECK-NEXT:        %[[SHIFT:.*]] = arith.muli %[[ODD]], %[[BACK]] : index
+// CHECK-NEXT:        %[[J:.*]] = arith.addi %[[STEP]], %[[SHIFT]] : index
 // CHECK-NEXT:        %[[B_BLK:.*]] = d2m.reserve
 // CHECK-NEXT:        %[[BROW:.*]] = arith.muli %[[J]], %{{.*}} : index
+// CHECK-NEXT:        %[[ROUND1:.*]] = arith.cmpi eq, %[[RN]], %[[C1:.*]] : index
 // CHECK-NEXT:        %[[ROUND0:.*]] = arith.cmpi eq, %[[RN]], %[[C0]] : index
 // CHECK-NEXT:        scf.if %[[ROUND0]] {
 // CHECK-NEXT:          %[[FIRST:.*]] = arith.cmpi eq, %[[RX]], %[[C0]] : index
@@ -62,8 +72,37 @@
 // CHECK-NEXT:            d2m.semaphore_inc %b_ready_1, %{{.*}} core[%[[RY]], %[[C0]]]
 // CHECK-NEXT:            d2m.semaphore_wait %b_valid_1, %{{.*}} reset %[[C0]]
 // CHECK:             } else {
-// CHECK-NEXT:          %[[OWN:.*]] = d2m.dma_read %b[%[[BROW]], %{{.*}}], %[[B_BLK]]
-// CHECK-NEXT:          d2m.dma_wait %[[OWN]]
+// Round 1: the last core sends; core 0 (the range's start: 1 - receivers) joins when
+// its bound is j + 1, after the sender's `go`
+// CHECK-NEXT:          scf.if %[[ROUND1]] {
+// CHECK-NEXT:            %[[LAST:.*]] = arith.cmpi eq, %[[RX]], %[[C1]] : index
+// CHECK-NEXT:            scf.if %[[LAST]] {
+// CHECK-NEXT:              %[[TX1:.*]] = d2m.dma_read %b[%[[BROW]], %{{.*}}], %[[B_BLK]]
+// CHECK-NEXT:              d2m.dma_wait %[[TX1]]
+// CHECK:                   %[[REACHES0:.*]] = arith.cmpi slt, %[[J]], %[[BOUND0:.*]] : index
+// CHECK:                   %[[RECEIVERS1:.*]] = arith.addi %[[C0]], %{{.*}} : index
+// CHECK-NEXT:              %[[CORES1:.*]] = arith.addi %[[RECEIVERS1]], %[[C1]] : index
+// CHECK-NEXT:              %[[NEXT:.*]] = arith.addi %[[J]], %[[C1]] : index
+// CHECK:                   %[[JOINS:.*]] = arith.cmpi eq, %[[NEXT]], %{{.*}} : index
+// CHECK-NEXT:              scf.if %[[JOINS]] {
+// CHECK-NEXT:                d2m.semaphore_set %b_go_1, %[[C1]] core[%[[RY]], %[[C0]]]
+// CHECK:                   %[[START:.*]] = arith.subi %[[C1]], %[[RECEIVERS1]] : index
+// CHECK-NEXT:              %[[ANY1:.*]] = arith.cmpi ugt, %[[RECEIVERS1]], %[[C0]] : index
+// CHECK-NEXT:              scf.if %[[ANY1]] {
+// CHECK-NEXT:                d2m.semaphore_wait %b_ready_1, %[[RECEIVERS1]] reset %[[C0]]
+// CHECK-NEXT:                %{{.*}} = d2m.dma_mcast %[[B_BLK]], %[[B_BLK]] core[%[[RY]], %[[START]]] mcast[%[[C1]], %[[CORES1]]]
+// CHECK:                     d2m.semaphore_set %b_back_valid_1, %[[C1]] core[%[[RY]], %[[START]]] mcast[%[[C1]], %[[CORES1]]]
+// CHECK:                 } else {
+// CHECK:                 } else {
+// CHECK-NEXT:              %[[JOINING:.*]] = arith.cmpi eq, %[[STEP]], %[[C0]] : index
+// CHECK-NEXT:              scf.if %[[JOINING]] {
+// CHECK-NEXT:                d2m.semaphore_wait %b_go_1, %[[C1]] reset %[[C0]]
+// CHECK:                   d2m.semaphore_inc %b_ready_1, %[[C1]] core[%[[RY]], %[[C1]]]
+// CHECK-NEXT:              d2m.semaphore_wait %b_back_valid_1, %[[C1]] reset %[[C0]]
+// CHECK:               } else {
+// CHECK-NEXT:            %[[OWN:.*]] = d2m.dma_read %b[%[[BROW]], %{{.*}}], %[[B_BLK]]
+// CHECK-NEXT:            d2m.dma_wait %[[OWN]]
+// CHECK-NEXT:          }
 // CHECK-NEXT:        }
 // CHECK-NEXT:        d2m.push
 // CHECK:       }, {
