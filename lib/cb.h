@@ -19,6 +19,7 @@ class CircularBuffer {
   void configure(uint32_t id, uint32_t num_pages, uint32_t page_size, DataFormat format, uint8_t* base);
 
   bool configured() const { return base_ != nullptr; }
+  uint8_t* base() const { return base_; }
   uint32_t id() const { return id_; }
   uint32_t num_pages() const { return num_pages_; }
   uint32_t page_size() const { return page_size_; }

@@ -49,6 +49,7 @@ struct KernelThread {
   // tile_regs_acquire waits until the half it gets was released by the packer.
   uint64_t pack_clock = 0;
   uint64_t pack_busy = 0;  // cycles of pack_clock the packer worked (the rest it waited)
+  bool pack_l1_acc = false;  // pack_reconfig_l1_acc: pack_tile adds to the page's values
   uint64_t committed_at = 0;
   uint64_t half_free_at[2] = {0, 0};
   uint32_t sections_released = 0;

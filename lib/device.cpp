@@ -166,7 +166,7 @@ std::string Device::context_label() const {
   return thread.core->label() + " " + thread_kind_name(thread.kind) + " [kernel '" + thread.kernel_name + "']";
 }
 
-void Device::add_cb(uint32_t id, uint32_t num_pages, uint32_t page_size, DataFormat format) {
+void Device::add_cb(uint32_t id, uint32_t num_pages, uint32_t page_size, DataFormat format, int shares_l1_with) {
   std::string name = "cb " + std::to_string(id);
   if (id >= description_.max_cbs)
     fail_setup(name + ": CB ids are 0.." + std::to_string(description_.max_cbs - 1));
@@ -174,6 +174,18 @@ void Device::add_cb(uint32_t id, uint32_t num_pages, uint32_t page_size, DataFor
   if (!is_supported_format(format)) fail_setup(name + ": only bf16, fp32 and bfp8_b CBs are emulated");
   if (num_pages == 0 || page_size == 0) fail_setup(name + ": needs at least one page of nonzero size");
   uint64_t bytes = static_cast<uint64_t>(num_pages) * page_size;
+  if (shares_l1_with >= 0) {
+    const auto holder = static_cast<uint32_t>(shares_l1_with);
+    if (holder >= description_.max_cbs || !cores_[0]->cbs()[holder].configured())
+      fail_setup(name + " shares the L1 of cb " + std::to_string(holder) + ", which is not configured before it");
+    const CircularBuffer& shared = cores_[0]->cbs()[holder];
+    if (bytes > static_cast<uint64_t>(shared.num_pages()) * shared.page_size())
+      fail_setup(name + " (" + std::to_string(bytes) + " B) is larger than cb " + std::to_string(holder) +
+                 ", whose L1 it shares");
+    for (auto& core : cores_)
+      core->cbs()[id].configure(id, num_pages, page_size, format, core->cbs()[holder].base());
+    return;
+  }
   uint64_t end = next_cb_offset_ + bytes;
   const uint32_t l1_bytes = description_.l1_bytes, reserved = description_.l1_reserved_bytes;
   if (end > l1_bytes) {

@@ -302,6 +302,12 @@ void copy_tile(uint32_t cb, uint32_t tile, uint32_t dst) {
   scheduler().advance(costs().copy_tile);
 }
 
+void pack_l1_acc(bool enable) {
+  TracedCall traced("pack_reconfig_l1_acc");
+  compute_core("pack_reconfig_l1_acc");
+  device().thread().pack_l1_acc = enable;
+}
+
 void pack_tile(uint32_t dst, uint32_t cb, uint32_t out_tile, bool out_of_order) {
   TracedCall traced("pack_tile", cb, out_of_order ? static_cast<int32_t>(out_tile) : -1, dst);
   Core& core = compute_core("pack_tile");
@@ -309,7 +315,15 @@ void pack_tile(uint32_t dst, uint32_t cb, uint32_t out_tile, bool out_of_order) 
   CircularBuffer& out = core.cb(cb, "pack_tile");
   out.check_holds_tiles("pack_tile");
   uint8_t* page = out_of_order ? out.back_page(out_tile, "pack_tile") : out.next_pack_page("pack_tile");
-  pack_tile_page(values, out.format(), page);
+  if (device().thread().pack_l1_acc) {
+    // L1 accumulation: the packer adds the tile to what the page holds
+    std::vector<float> sum(kTileRows * kTileCols);
+    unpack_tile(page, out.format(), sum.data());
+    for (size_t i = 0; i < sum.size(); ++i) sum[i] += values[i];
+    pack_tile_page(sum.data(), out.format(), page);
+  } else {
+    pack_tile_page(values, out.format(), page);
+  }
   ++device().thread().tiles_packed;
   device().thread().pack_advance(static_cast<uint64_t>(std::ceil(out.page_size() / costs().pack_bytes_per_cycle)));
 }

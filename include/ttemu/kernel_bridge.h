@@ -67,6 +67,9 @@ void tile_regs_commit();
 void tile_regs_wait();
 void tile_regs_release();
 void init(InitKind kind);
+// pack_reconfig_l1_acc: with `enable`, pack_tile adds the DST tile to the page it packs
+// into (tt-metal's packer L1 accumulation) instead of overwriting it; kept per core.
+void pack_l1_acc(bool enable);
 // A data-format reconfiguration `call` of the unpackers (`first` = srcA, `second` =
 // srcB) or of the packer (`first`): each slot given a new CB (>= 0) takes that CB's
 // format. With its old CB given (tt-metal's (old, new) overloads) a slot changes only

@@ -70,9 +70,20 @@ def matmul(
     sharded_in_l1: bool = False,
     compute_config: ComputeConfig = ComputeConfig(),
     in_format: str = "bf16",
+    out_format: str = "bf16",
+    l1_acc: bool = False,
+    out_blocks: tuple[int, int] = (1, 1),
+    out_cb_block: bool = False,
 ) -> Program:
     """out = a @ b with the output split into equal blocks over the grid (buffers a, b, out;
-    a and b, and their CBs, in `in_format`).
+    a and b, and their CBs, in `in_format`, out in `out_format`, partial sums bf16);
+    `l1_acc` accumulates the partial sums with the packer instead of reloading them
+    (tt-metal's packer_l1_acc).
+
+    With `multicast`, `out_blocks` (h, w) splits each core's output block into h x w out
+    blocks, each a full pass over K (tt-metal's num_out_blocks_h/w). The output CB holds
+    two subblocks, or with `out_cb_block` the whole out block, as tt-metal's matmul sizes
+    it: in the partial sums' L1 when the formats match (one buffer, two CB indices).
 
     Each core loops over K in blocks of `k_block` tiles; `subblock` (rows, cols) of
     output tiles must fit DST. Without `multicast` every core reads its a and b blocks
@@ -85,16 +96,29 @@ def matmul(
     rows, cols = grid
     mt, nt, kt = m // 32 // rows, n // 32 // cols, k // 32
     sbh, sbw = subblock
+    obh, obw = mt // out_blocks[0], nt // out_blocks[1]
     page = tile_size_bytes("bf16")
     cores = grid_cores(grid)
-    compute = kernel("matmul_compute.cpp", "compute", cb_in0, cb_in1, cb_out, cb_partial, mt, nt, kt, k_block, sbh, sbw)
+    compute = kernel(
+        "matmul_compute.cpp", "compute",
+        cb_in0, cb_in1, cb_out, cb_partial, mt, nt, kt, k_block, sbh, sbw, int(l1_acc), obh, obw,
+    )
+    if not out_cb_block:  # the writer drains it a subblock at a time
+        out_cb = CBConfig(cb_out, 2 * sbh * sbw, tile_size_bytes(out_format), out_format)
+    elif out_format == "bf16":  # the partial sums' format: tt-metal puts both in one buffer
+        out_cb = CBConfig(cb_out, obh * obw, page, out_format, shares_l1_with=cb_partial)
+    else:
+        out_cb = CBConfig(cb_out, obh * obw, tile_size_bytes(out_format), out_format)
     if multicast:
         kernels = [
-            kernel("matmul_mcast_reader.cpp", "reader", cb_in0, mt, kt, k_block, kt, cols, int(sharded_in_l1)),
+            kernel(
+                "matmul_mcast_reader.cpp", "reader",
+                cb_in0, mt, kt, k_block, kt, cols, int(sharded_in_l1), obh, out_blocks[1],
+            ),
             compute,
             kernel(
                 "matmul_mcast_writer.cpp", "writer",
-                cb_in1, cb_out, mt, nt, kt, k_block, n // 32, rows, sbh, sbw, int(sharded_in_l1),
+                cb_in1, cb_out, mt, nt, kt, k_block, n // 32, rows, sbh, sbw, int(sharded_in_l1), obh, obw,
             ),
         ]
         runtime_args = {
@@ -104,6 +128,8 @@ def matmul(
             },
         }
     else:
+        if out_blocks != (1, 1):
+            raise ValueError("out_blocks needs multicast")
         kernels = [
             kernel("matmul_reader.cpp", "reader", cb_in0, cb_in1, mt, nt, kt, k_block, kt, n // 32),
             compute,
@@ -117,15 +143,15 @@ def matmul(
         grid=grid,
         kernels=kernels,
         cbs=[
-            CBConfig(cb_in0, 2 * mt * k_block, tile_size_bytes(in_format), in_format),
-            CBConfig(cb_in1, 2 * k_block * nt, tile_size_bytes(in_format), in_format),
-            CBConfig(cb_out, 2 * sbh * sbw, page),  # the writer drains it a subblock at a time
-            CBConfig(cb_partial, mt * nt, page),
+            CBConfig(cb_in0, 2 * obh * k_block, tile_size_bytes(in_format), in_format),
+            CBConfig(cb_in1, 2 * k_block * obw, tile_size_bytes(in_format), in_format),
+            CBConfig(cb_partial, obh * obw, page),
+            out_cb,
         ],
         buffers=[
             DramBuffer("a", (m, k), in_format),
             DramBuffer("b", (k, n), in_format),
-            DramBuffer("out", (m, n), is_input=False, is_output=True),
+            DramBuffer("out", (m, n), out_format, is_input=False, is_output=True),
         ],
         runtime_args=runtime_args,
         compute_config=compute_config,

@@ -264,6 +264,8 @@ def _cb_spec(cb, cores: CoreRangeSpec) -> CBSpec:
         raise RuntimeLaunchError(f"CB index {cb.index} is outside 0..{MAX_CBS - 1}")
     if cb.num_pages < 1 or cb.page_size < 1:
         raise RuntimeLaunchError(f"CB {cb.index}: {cb.num_pages} pages of {cb.page_size} B is empty")
+    if cb.shares_l1_with >= 0:
+        raise RuntimeLaunchError(f"CB {cb.index}: a CB sharing another's L1 runs on the emulator only")
     return CBSpec(
         index=cb.index,
         data_format=cb.data_format,

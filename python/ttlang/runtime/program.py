@@ -88,6 +88,10 @@ class CBConfig:
     page_size: int  # bytes per page
     data_format: DataFormat = "bf16"
     name: str = ""  # the kernel's CB parameter (`k_cb`), for run-time reports
+    # The index of a CB listed before this one whose L1 this CB uses (tt-metal: two
+    # buffer indices of one circular buffer, e.g. a matmul's partial sums and its output);
+    # each index keeps its own pointers. -1: L1 of its own.
+    shares_l1_with: int = -1
 
 
 @dataclass(frozen=True)

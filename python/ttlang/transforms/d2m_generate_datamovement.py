@@ -96,8 +96,9 @@ use the loop dim of a grid dim (matmul's `a` has no n: every core of a grid row 
 the same blocks) is read once per grid row (column, or grid) by its first core and
 multicast to the others with tt-metal's handshake on two new semaphores per set of
 shared grid dims: each receiver reserves its blocks and increments the sender's
-`ready`; the sender reads the blocks, waits for all receivers, multicasts the blocks
-into the same CB slots and sets their `valid` (inputs moving at one level with the
+`ready`; the sender reads the blocks, waits for all receivers, multicasts each block
+into the same CB slot as soon as its own read is through (one block's multicast
+overlaps the next one's read) and sets their `valid` (inputs moving at one level with the
 same senders, like FlashAttention's k and v, share one handshake; a core first takes
 one branch per combination of its roles, in which it issues all its DRAM reads and
 `ready`s before the handshakes, run in the same order on every core). Outputs get a
@@ -140,13 +141,12 @@ of `out`):
               scf.if %sends_b {                      // core (0, 0): sends both
                 %ta = d2m.dma_read %a[%row, %col], %a_blk : ...
                 %tb = d2m.dma_read %b[%row2, %col2], %b_blk : ...
-                d2m.dma_wait %ta
-                d2m.dma_wait %tb
                 d2m.semaphore_wait %a_ready, %c1 reset %c0
+                d2m.dma_wait %ta
                 %ma = d2m.dma_mcast %a_blk, %a_blk core[%y, %c0] mcast[%c1, %c2] : ...
                 d2m.dma_wait %ma
                 d2m.semaphore_set %a_valid, %c1 core[%y, %c0] mcast[%c1, %c2]
-                ... the same for b, down the column ...
+                ... the same for b (d2m.dma_wait %tb before its multicast), down the column ...
               } else { ... sends a, receives b ... }
             } else {
               scf.if %sends_b { ... receives a, sends b ... } else {
@@ -956,13 +956,15 @@ def _multicast(
 
     def handshakes(branch: Block, sends: Sequence[bool]) -> None:
         """A core's part in every group: its DRAM reads issued and its `ready`s sent
-        first, then the handshakes in group order."""
-        reads = [
-            emit(d2m.DMAReadOp(source, indices, l1), branch).tx
+        first, then the handshakes in group order; a sender waits for its receivers'
+        `ready`s, then multicasts each block as soon as its own read is through (one
+        block's multicast overlaps the next one's read)."""
+        reads = {
+            l1: emit(d2m.DMAReadOp(source, indices, l1), branch).tx
             for (_, _, members), sending in zip(groups, sends)
             if sending
             for _, l1, source, indices in members
-        ]
+        }
         for (shared, (ready, *gate), _), sending in zip(groups, sends):
             if sending:
                 continue
@@ -972,8 +974,6 @@ def _multicast(
                 wait = Block([d2m.SemaphoreWaitOp(operands=[gate[-1], constant(1), [constant(0)]]), scf.YieldOp()])
                 emit(scf.IfOp(first, [], Region(wait), Region(Block([scf.YieldOp()]))), branch)
             emit(d2m.SemaphoreIncOp(operands=[ready, constant(1), senders(shared)]), branch)
-        for tx in reads:
-            emit(d2m.DMAWaitOp(tx), branch)
         for (shared, (ready, valid, *gate), members), sending in zip(groups, sends):
             if backward:  # its own `valid`: a sender's set leaves its own word at 1
                 valid = gate[0]
@@ -997,13 +997,17 @@ def _multicast(
                 send = Block()
                 any_ = emit(arith.CmpiOp(receivers, constant(0), "ugt"), branch).result
             emit(d2m.SemaphoreWaitOp(operands=[ready, receivers, [constant(0)]]), send)
-            multicasts = [emit(d2m.DMAMulticastOp(l1, l1, sender, shape), send).tx for _, l1, _, _ in members]
+            multicasts = []
+            for _, l1, _, _ in members:
+                emit(d2m.DMAWaitOp(reads[l1]), send)
+                multicasts.append(emit(d2m.DMAMulticastOp(l1, l1, sender, shape), send).tx)
             for tx in multicasts:
                 emit(d2m.DMAWaitOp(tx), send)
             emit(d2m.SemaphoreSetOp(operands=[valid, constant(1), sender, shape]), send)
-            if send is not branch:
+            if send is not branch:  # no receivers: the blocks need only their reads
                 send.add_op(scf.YieldOp())
-                emit(scf.IfOp(any_, [], Region(send), Region(Block([scf.YieldOp()]))), branch)
+                alone = Block([d2m.DMAWaitOp(reads[l1]) for _, l1, _, _ in members] + [scf.YieldOp()])
+                emit(scf.IfOp(any_, [], Region(send), Region(alone)), branch)
 
     def decide(branch: Block, sends: list[bool]) -> None:
         if len(sends) == len(groups):

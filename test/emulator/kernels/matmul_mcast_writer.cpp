@@ -3,7 +3,11 @@
 // multicasts it down its column with the same handshake; then every core writes its
 // output subblocks to DRAM as matmul_writer.cpp does; with out_in_l1 the output stays
 // in L1 (sharded, as in tt-metal's tuned GEMM; timing only: DRAM is not written).
-// Compile-time: cb_in1, cb_out, Mt, Nt, Kt, Kb, Nt_total, grid rows, SBH, SBW, out_in_l1.
+// The output is computed in out blocks of OBH x OBW tiles (row-major, tt-metal's
+// num_out_blocks_h/w): for each, the in1 blocks of its OBW columns over all K, then its
+// subblocks written, as tt-metal's in1 sender/writer does.
+// Compile-time: cb_in1, cb_out, Mt, Nt, Kt, Kb, Nt_total, grid rows, SBH, SBW, out_in_l1,
+// OBH, OBW.
 // Runtime: in1 address, out address, first output tile row, first output tile column.
 // Semaphores: 2 in1 ready, 3 in1 valid.
 #include "api/dataflow/dataflow_api.h"
@@ -20,6 +24,8 @@ void kernel_main() {
   constexpr uint32_t SBH = get_compile_time_arg_val(8);
   constexpr uint32_t SBW = get_compile_time_arg_val(9);
   constexpr bool out_in_l1 = get_compile_time_arg_val(10) == 1;
+  constexpr uint32_t OBH = get_compile_time_arg_val(11);
+  constexpr uint32_t OBW = get_compile_time_arg_val(12);
   constexpr uint32_t receivers = rows - 1;
   const uint32_t in1_address = get_arg_val<uint32_t>(0);
   const uint32_t out_address = get_arg_val<uint32_t>(1);
@@ -39,44 +45,48 @@ void kernel_main() {
   const InterleavedAddrGenFast<true> out = {
       .bank_base_address = out_address, .page_size = out_tile_bytes, .data_format = get_dataformat(cb_out)};
 
-  for (uint32_t block = 0; block < Kt / Kb; ++block) {
-    cb_reserve_back(cb_in1, Kb * Nt);
-    const uint32_t block_address = get_write_ptr(cb_in1);
-    if (sender) {
-      uint32_t l1 = block_address;
-      for (uint32_t k = 0; k < Kb; ++k)
-        for (uint32_t w = 0; w < Nt; ++w, l1 += tile_bytes)
-          noc_async_read_tile((block * Kb + k) * Nt_total + col0 + w, in1, l1);
-      noc_async_read_barrier();
-      if (receivers > 0) {
-        noc_semaphore_wait(ready, receivers);
-        noc_semaphore_set(ready, 0);
-        noc_async_write_multicast(block_address, get_noc_multicast_addr(my_col, 1, my_col, rows - 1, block_address),
-                                  Kb * Nt * tile_bytes, receivers);
-        *valid = 1;
-        noc_semaphore_set_multicast(valid_address,
-                                    get_noc_multicast_addr(my_col, 1, my_col, rows - 1, valid_address), receivers);
-        noc_async_write_barrier();
+  for (uint32_t out_block = 0; out_block < (Mt / OBH) * (Nt / OBW); ++out_block) {
+    const uint32_t first_row = row0 + out_block / (Nt / OBW) * OBH;
+    const uint32_t first_col = col0 + out_block % (Nt / OBW) * OBW;
+    for (uint32_t block = 0; block < Kt / Kb; ++block) {
+      cb_reserve_back(cb_in1, Kb * OBW);
+      const uint32_t block_address = get_write_ptr(cb_in1);
+      if (sender) {
+        uint32_t l1 = block_address;
+        for (uint32_t k = 0; k < Kb; ++k)
+          for (uint32_t w = 0; w < OBW; ++w, l1 += tile_bytes)
+            noc_async_read_tile((block * Kb + k) * Nt_total + first_col + w, in1, l1);
+        noc_async_read_barrier();
+        if (receivers > 0) {
+          noc_semaphore_wait(ready, receivers);
+          noc_semaphore_set(ready, 0);
+          noc_async_write_multicast(block_address, get_noc_multicast_addr(my_col, 1, my_col, rows - 1, block_address),
+                                    Kb * OBW * tile_bytes, receivers);
+          *valid = 1;
+          noc_semaphore_set_multicast(valid_address,
+                                      get_noc_multicast_addr(my_col, 1, my_col, rows - 1, valid_address), receivers);
+          noc_async_write_barrier();
+        }
+      } else {
+        noc_semaphore_set(valid, 0);
+        noc_semaphore_inc(get_noc_addr(my_col, 0, ready_address), 1);
+        noc_semaphore_wait(valid, 1);
       }
-    } else {
-      noc_semaphore_set(valid, 0);
-      noc_semaphore_inc(get_noc_addr(my_col, 0, ready_address), 1);
-      noc_semaphore_wait(valid, 1);
+      cb_push_back(cb_in1, Kb * OBW);
     }
-    cb_push_back(cb_in1, Kb * Nt);
-  }
 
-  for (uint32_t sb_row = 0; sb_row < Mt / SBH; ++sb_row) {
-    for (uint32_t sb_col = 0; sb_col < Nt / SBW; ++sb_col) {
-      cb_wait_front(cb_out, SBH * SBW);
-      if constexpr (!out_in_l1) {
-        uint32_t l1 = get_read_ptr(cb_out);
-        for (uint32_t h = 0; h < SBH; ++h)
-          for (uint32_t w = 0; w < SBW; ++w, l1 += out_tile_bytes)
-            noc_async_write_tile((row0 + sb_row * SBH + h) * Nt_total + col0 + sb_col * SBW + w, out, l1);
-        noc_async_write_barrier();
+    for (uint32_t sb_row = 0; sb_row < OBH / SBH; ++sb_row) {
+      for (uint32_t sb_col = 0; sb_col < OBW / SBW; ++sb_col) {
+        cb_wait_front(cb_out, SBH * SBW);
+        if constexpr (!out_in_l1) {
+          uint32_t l1 = get_read_ptr(cb_out);
+          for (uint32_t h = 0; h < SBH; ++h)
+            for (uint32_t w = 0; w < SBW; ++w, l1 += out_tile_bytes)
+              noc_async_write_tile((first_row + sb_row * SBH + h) * Nt_total + first_col + sb_col * SBW + w, out, l1);
+          noc_async_write_barrier();
+        }
+        cb_pop_front(cb_out, SBH * SBW);
       }
-      cb_pop_front(cb_out, SBH * SBW);
     }
   }
 }

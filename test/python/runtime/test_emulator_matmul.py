@@ -25,6 +25,19 @@ def test_matmul_k_loop_bf16_dst():
     assert result.report.flops == 2 * 128 * 256 * 128
 
 
+@pytest.mark.parametrize("out_format", ["bf16", "bfp8_b"])
+def test_matmul_packer_l1_acc_out_blocks(out_format):
+    # tt-metal's tuned GEMM configuration: 4 K blocks accumulated in L1 by the packer,
+    # 2x2 out blocks per core on a 2x2 multicast grid, the output CB the size of an out
+    # block (sharing the partial sums' L1 when bf16), the output in out_format.
+    result, expected = run_matmul(
+        256, 256, 256, (2, 2), k_block=2, subblock=(2, 2), multicast=True,
+        l1_acc=True, out_blocks=(2, 2), out_cb_block=True, out_format=out_format,
+    )
+    # bf16 partial sums rounded after every K block; bfp8_b output: 7-bit mantissas on top.
+    assert_close(result.outputs["out"], expected, min_pcc=0.999, max_abs=1.0 if out_format == "bf16" else 2.0)
+
+
 def test_matmul_fp32_dest_is_more_accurate_than_bf16():
     config = ComputeConfig(fp32_dest_acc_en=True)
     fp32_result, expected = run_matmul(64, 256, 64, (1, 1), k_block=8, subblock=(2, 2), compute_config=config)

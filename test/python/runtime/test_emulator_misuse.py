@@ -131,6 +131,18 @@ def test_l1_over_allocation():
     assert "L1 over-allocation: cb 1 (400 pages x 2048 B) brings the CBs to 1638400 bytes, but a core has 1396736 bytes of L1 for CBs" in message
 
 
+def test_cb_sharing_l1_must_fit_and_follow_its_holder():
+    page = 2048
+    larger = eltwise(
+        cbs=[CBConfig(CB_A, 2, page), CBConfig(CB_B, 2, page), CBConfig(CB_OUT, 4, page, shares_l1_with=CB_A)]
+    )
+    assert f"cb {CB_OUT} (8192 B) is larger than cb {CB_A}, whose L1 it shares" in error_of(larger)
+    before = eltwise(
+        cbs=[CBConfig(CB_A, 2, page, shares_l1_with=CB_OUT), CBConfig(CB_B, 2, page), CBConfig(CB_OUT, 2, page)]
+    )
+    assert f"cb {CB_A} shares the L1 of cb {CB_OUT}, which is not configured before it" in error_of(before)
+
+
 def test_kernel_crash_is_reported_not_fatal():
     message = error_of(broken("reader", "reader_null_pointer.cpp"))
     assert "the emulator died with SIGSEGV" in message

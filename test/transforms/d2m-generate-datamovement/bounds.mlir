@@ -56,7 +56,6 @@
 // CHECK-NEXT:          %[[FIRST:.*]] = arith.cmpi eq, %[[RX]], %[[C0]] : index
 // CHECK-NEXT:          scf.if %[[FIRST]] {
 // CHECK-NEXT:            %[[TX:.*]] = d2m.dma_read %b[%[[BROW]], %{{.*}}], %[[B_BLK]]
-// CHECK-NEXT:            d2m.dma_wait %[[TX]]
 // Core 1's bound in this round, compared with j: 0 or 1 receivers
 // CHECK:                 %[[REACHES:.*]] = arith.cmpi slt, %[[J]], %{{.*}} : index
 // CHECK-NEXT:            %[[BIT:.*]] = arith.extui %[[REACHES]] : i1 to i32
@@ -66,8 +65,11 @@
 // CHECK-NEXT:            %[[ANY:.*]] = arith.cmpi ugt, %[[RECEIVERS]], %[[C0]] : index
 // CHECK-NEXT:            scf.if %[[ANY]] {
 // CHECK-NEXT:              d2m.semaphore_wait %b_ready_1, %[[RECEIVERS]] reset %[[C0]]
+// CHECK-NEXT:              d2m.dma_wait %[[TX]]
 // CHECK-NEXT:              %{{.*}} = d2m.dma_mcast %[[B_BLK]], %[[B_BLK]] core[%[[RY]], %[[C0]]] mcast[%{{.*}}, %[[CORES]]]
+// No receivers: only the read's wait
 // CHECK:                 } else {
+// CHECK-NEXT:              d2m.dma_wait %[[TX]]
 // CHECK:               } else {
 // CHECK-NEXT:            d2m.semaphore_inc %b_ready_1, %{{.*}} core[%[[RY]], %[[C0]]]
 // CHECK-NEXT:            d2m.semaphore_wait %b_valid_1, %{{.*}} reset %[[C0]]
@@ -78,7 +80,6 @@
 // CHECK-NEXT:            %[[LAST:.*]] = arith.cmpi eq, %[[RX]], %[[C1]] : index
 // CHECK-NEXT:            scf.if %[[LAST]] {
 // CHECK-NEXT:              %[[TX1:.*]] = d2m.dma_read %b[%[[BROW]], %{{.*}}], %[[B_BLK]]
-// CHECK-NEXT:              d2m.dma_wait %[[TX1]]
 // CHECK:                   %[[REACHES0:.*]] = arith.cmpi slt, %[[J]], %[[BOUND0:.*]] : index
 // CHECK:                   %[[RECEIVERS1:.*]] = arith.addi %[[C0]], %{{.*}} : index
 // CHECK-NEXT:              %[[CORES1:.*]] = arith.addi %[[RECEIVERS1]], %[[C1]] : index
@@ -90,6 +91,7 @@
 // CHECK-NEXT:              %[[ANY1:.*]] = arith.cmpi ugt, %[[RECEIVERS1]], %[[C0]] : index
 // CHECK-NEXT:              scf.if %[[ANY1]] {
 // CHECK-NEXT:                d2m.semaphore_wait %b_ready_1, %[[RECEIVERS1]] reset %[[C0]]
+// CHECK-NEXT:                d2m.dma_wait %[[TX1]]
 // CHECK-NEXT:                %{{.*}} = d2m.dma_mcast %[[B_BLK]], %[[B_BLK]] core[%[[RY]], %[[START]]] mcast[%[[C1]], %[[CORES1]]]
 // CHECK:                     d2m.semaphore_set %b_back_valid_1, %[[C1]] core[%[[RY]], %[[START]]] mcast[%[[C1]], %[[CORES1]]]
 // CHECK:                 } else {

@@ -93,21 +93,21 @@ func.func @stream_shard(%in: !dram, %out: !dram) {
 // CHECK-NEXT:            scf.if %[[B_SENDER]] {
 // CHECK-NEXT:              %[[ATX:.*]] = d2m.dma_read %a[%{{.*}}, %{{.*}}], %[[A_BLK]]
 // CHECK-NEXT:              %[[BTX:.*]] = d2m.dma_read %b[%{{.*}}, %{{.*}}], %[[B_BLK]]
-// CHECK-NEXT:              d2m.dma_wait %[[ATX]]
-// CHECK-NEXT:              d2m.dma_wait %[[BTX]]
 // CHECK-NEXT:              d2m.semaphore_wait %[[A_READY]], %[[C2]] reset %[[C0]]
+// CHECK-NEXT:              d2m.dma_wait %[[ATX]]
 // CHECK-NEXT:              %[[MC:.*]] = d2m.dma_mcast %[[A_BLK]], %[[A_BLK]] core[%[[Y]], %[[C0]]] mcast[%[[C1]], %[[C3]]]
 // CHECK-NEXT:              d2m.dma_wait %[[MC]]
 // CHECK-NEXT:              d2m.semaphore_set %[[A_VALID]], %[[C1]] core[%[[Y]], %[[C0]]] mcast[%[[C1]], %[[C3]]]
 // CHECK-NEXT:              d2m.semaphore_wait %[[B_READY]], %[[C1]] reset %[[C0]]
+// CHECK-NEXT:              d2m.dma_wait %[[BTX]]
 // CHECK-NEXT:              %[[MC:.*]] = d2m.dma_mcast %[[B_BLK]], %[[B_BLK]] core[%[[C0]], %[[X]]] mcast[%[[C2]], %[[C1]]]
 // CHECK-NEXT:              d2m.dma_wait %[[MC]]
 // CHECK-NEXT:              d2m.semaphore_set %[[B_VALID]], %[[C1]] core[%[[C0]], %[[X]]] mcast[%[[C2]], %[[C1]]]
 // CHECK-NEXT:            } else {
 // CHECK-NEXT:              %[[ATX:.*]] = d2m.dma_read %a
 // CHECK-NEXT:              d2m.semaphore_inc %[[B_READY]], %[[C1]] core[%[[C0]], %[[X]]]
-// CHECK-NEXT:              d2m.dma_wait %[[ATX]]
 // CHECK-NEXT:              d2m.semaphore_wait %[[A_READY]]
+// CHECK-NEXT:              d2m.dma_wait %[[ATX]]
 // CHECK-NEXT:              %{{.*}} = d2m.dma_mcast %[[A_BLK]]
 // CHECK-NEXT:              d2m.dma_wait
 // CHECK-NEXT:              d2m.semaphore_set %[[A_VALID]]
@@ -117,9 +117,9 @@ func.func @stream_shard(%in: !dram, %out: !dram) {
 // CHECK-NEXT:            scf.if %[[B_SENDER]] {
 // CHECK-NEXT:              %[[BTX:.*]] = d2m.dma_read %b
 // CHECK-NEXT:              d2m.semaphore_inc %[[A_READY]], %[[C1]] core[%[[Y]], %[[C0]]]
-// CHECK-NEXT:              d2m.dma_wait %[[BTX]]
 // CHECK-NEXT:              d2m.semaphore_wait %[[A_VALID]], %[[C1]] reset %[[C0]]
 // CHECK-NEXT:              d2m.semaphore_wait %[[B_READY]]
+// CHECK-NEXT:              d2m.dma_wait %[[BTX]]
 // CHECK-NEXT:              %{{.*}} = d2m.dma_mcast %[[B_BLK]]
 // CHECK-NEXT:              d2m.dma_wait
 // CHECK-NEXT:              d2m.semaphore_set %[[B_VALID]]
@@ -191,7 +191,8 @@ func.func @explicit_and_unused(%in: !dram, %unused: !dram, %out: !dram) {
 #rn = affine_map<(d0, d1, d2) -> (d0, d1)>
 
 // Two inputs multicast along the same grid dim at one loop level (FlashAttention's k
-// and v) share one handshake: one semaphore pair, both reads then both multicasts.
+// and v) share one handshake: one semaphore pair, both reads issued, then each block
+// multicast as soon as its read is through (k's multicast overlaps v's read).
 // CHECK-LABEL: func.func @one_handshake
 // CHECK:       }, {
 // CHECK-NEXT:  ^bb0(%[[K_CB:[^:]*]]: !d2m.cb<{{.*}}>, %[[V_CB:[^:]*]]: !d2m.cb<{{.*}}>, %{{[^:]*}}: !d2m.cb<{{.*}}>, %[[READY:k_v_ready[^:]*]]: !d2m.semaphore, %[[VALID:k_v_valid[^:]*]]: !d2m.semaphore):
@@ -200,10 +201,10 @@ func.func @explicit_and_unused(%in: !dram, %unused: !dram, %out: !dram) {
 // CHECK:         scf.if
 // CHECK-NEXT:      %[[KTX:.*]] = d2m.dma_read %k[{{.*}}], %[[K_BLK]]
 // CHECK-NEXT:      %[[VTX:.*]] = d2m.dma_read %v[{{.*}}], %[[V_BLK]]
-// CHECK-NEXT:      d2m.dma_wait %[[KTX]]
-// CHECK-NEXT:      d2m.dma_wait %[[VTX]]
 // CHECK-NEXT:      d2m.semaphore_wait %[[READY]]
+// CHECK-NEXT:      d2m.dma_wait %[[KTX]]
 // CHECK-NEXT:      %{{.*}} = d2m.dma_mcast %[[K_BLK]], %[[K_BLK]]
+// CHECK-NEXT:      d2m.dma_wait %[[VTX]]
 // CHECK-NEXT:      %{{.*}} = d2m.dma_mcast %[[V_BLK]], %[[V_BLK]]
 // CHECK-NEXT:      d2m.dma_wait
 // CHECK-NEXT:      d2m.dma_wait
