@@ -43,7 +43,7 @@ float64 value. A wrong operator, operand, broadcast, tile order or loop count gi
 errors of the size of the values themselves; the bound is a few percent of them.
 
 Longest run so far (2026-11-26): `ttlang-fuzz --seed S --count 500 --jobs 1` for S =
-1,000,000, 1,000,500, ... 1,009,000: 9,500 kernels, 0 failures, 101 min on a 2-core
+1,000,000, 1,000,500, ... 1,009,500: 10,000 kernels, 0 failures, 109 min on a 2-core
 machine shared with other work (about 90 kernels a minute; a kernel costs about
 0.4 CPU-s: Python compilation ~0.15, g++ of its three kernels ~0.17, the rest torch
 and the emulator).
