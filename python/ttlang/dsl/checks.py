@@ -4,8 +4,8 @@ the frontend, a TypeError from the kernel function or a torch error after the ru
 
 - `check_decorator(function, options)`: when `@pykernel_gen(...)` decorates, at the
   decorator's line: device_grid, cb_buffers, num_outs, math_fidelity, the compute
-  flags (the grid is
-  checked against device_grid when compiling, also at the decorator's line).
+  flags (the grid is checked against device_grid when compiling, also at the
+  decorator's line).
 - `check_call(kernel, tensors, params, running)`: at the call site of `kernel(...)` /
   `kernel.compile(...)`: tensor arguments, keyword parameters, tensors in host memory
   and writable outputs when it runs.

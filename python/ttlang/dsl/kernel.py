@@ -83,10 +83,16 @@ class Kernel:
         signature = tuple((tuple(t.shape), DATA_TYPES.get(str(t.dtype), str(t.dtype))) for t in tensors)
         return (self._source_hash, signature, tuple(sorted(params.items())), options)
 
-    def _resolve(self, tensors: Sequence[Any], params: dict[str, Any]) -> tuple[KernelOptions, dict[str, Any]]:
-        """The options for this call (callable grid/block_factors evaluated), and the
-        keyword parameters with tt-lang's injected ones: a kernel parameter named
-        `grid` or `block_factors` gets the option's (resolved) value."""
+    def _resolve(
+        self, tensors: Sequence[Any], params: dict[str, Any]
+    ) -> tuple[list[Any], KernelOptions, dict[str, Any]]:
+        """One call's arguments checked at its call site, and what compiling takes of
+        them: the tensors (ttnn tensors as TensorSpecs), the options for this call
+        (callable grid/block_factors evaluated), and the keyword parameters with
+        tt-lang's injected ones: a kernel parameter named `grid` or `block_factors`
+        gets the option's (resolved) value."""
+        check_call(self.function, tensors, params, self.options.num_outs, running=False)
+        tensors = [_described(t) for t in tensors]
         try:
             options = self.options.resolved(tensors, params)
         except OptionError as error:
@@ -97,13 +103,11 @@ class Kernel:
             **{name: value for name, value in injected.items() if name in parameters},
             **params,
         }
-        return options, params
+        return tensors, options, params
 
     def frontend_module(self, *tensors: Any, **params: Any) -> ModuleOp:
         """The stage-1 IR for tensors like `tensors` (torch tensors or TensorSpecs)."""
-        check_call(self.function, tensors, params, self.options.num_outs, running=False)
-        tensors = [_described(t) for t in tensors]
-        options, params = self._resolve(tensors, params)
+        tensors, options, params = self._resolve(tensors, params)
         return self._frontend_module(tensors, params, options)
 
     def _frontend_module(self, tensors, params, options: KernelOptions) -> ModuleOp:
@@ -115,9 +119,7 @@ class Kernel:
     def compile(self, *tensors: Any, **params: Any):
         """Compiles for tensors like `tensors`; returns the driver's artifact (cached),
         which runs when called with tensors: `compiled(a, b, out)`."""
-        check_call(self.function, tensors, params, self.options.num_outs, running=False)
-        tensors = [_described(t) for t in tensors]
-        options, params = self._resolve(tensors, params)
+        tensors, options, params = self._resolve(tensors, params)
         key = self.cache_key(tensors, params, options)
         if key not in self._cache:
             self._cache[key] = self._compile(tensors, params, options)
