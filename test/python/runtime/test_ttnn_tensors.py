@@ -13,6 +13,7 @@ import pytest
 import torch
 
 import fake_ttnn
+from examples.eltwise_add import add
 from ttlang.dsl.diagnostics import KernelError
 from ttlang.d2m_api import *
 from ttlang.operators import exp
@@ -41,45 +42,12 @@ def on_device(ttnn, tensor: torch.Tensor, dtype=None):
     )
 
 
-# tt-lang's test_ttnn_interop_add: explicit readers that reserve and fill a block
-# without pushing it (released at the end of the thread).
-@pykernel_gen(grid=(1, 1), block_factors=[(1, 1), (1, 1), (1, 1)], ttnn_interop=True)
-def interop_add(lhs, rhs, out):
-    lhs_accessor = TensorAccessor(lhs)
-    rhs_accessor = TensorAccessor(rhs)
-    out_accessor = TensorAccessor(out)
-
-    @compute()
-    async def add_compute(lhs_cb: CircularBuffer, rhs_cb: CircularBuffer, out_cb: CircularBuffer):
-        l = lhs_cb.wait()
-        r = rhs_cb.wait()
-        o = out_cb.reserve()
-        o.store(l + r)
-        lhs_cb.pop()
-        rhs_cb.pop()
-        out_cb.push()
-
-    @datamovement()
-    async def dm_read(lhs_cb: CircularBuffer, rhs_cb: CircularBuffer, out_cb: CircularBuffer):
-        lhs_shard = lhs_cb.reserve()
-        dma(lhs_accessor[0, 0], lhs_shard).wait()
-        rhs_shard = rhs_cb.reserve()
-        dma(rhs_accessor[0, 0], rhs_shard).wait()
-
-    @datamovement()
-    async def dm_write(lhs_cb: CircularBuffer, rhs_cb: CircularBuffer, out_cb: CircularBuffer):
-        out_shard = out_cb.wait()
-        dma(out_shard, out_accessor[0, 0]).wait()
-
-    return Program(add_compute, dm_read, dm_write)(lhs, rhs, out)
-
-
 def test_the_result_lands_in_the_output_device_tensor(ttnn):
     a = torch.full((TILE, TILE), 2.0, dtype=torch.bfloat16)
     b = torch.randn(TILE, TILE, dtype=torch.bfloat16)
     lhs, rhs = on_device(ttnn, a), on_device(ttnn, b)
     out = on_device(ttnn, torch.full((TILE, TILE), -999.0, dtype=torch.bfloat16))
-    interop_add(lhs, rhs, out)
+    add(lhs, rhs, out)  # examples/eltwise_add.py, called as tt-lang's test_ttnn_interop_add
     result = ttnn.to_torch(out)
     assert result.dtype == torch.bfloat16
     # one bf16 rounding of an exact fp32 sum
