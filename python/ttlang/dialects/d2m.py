@@ -381,8 +381,9 @@ class GenericOp(IRDLOperation):
         for region_index, types in enumerate(local_cbs[1:], 1):
             if types != local_cbs[0]:
                 raise VerifyException(
-                    f"region {region_index} has kernel-local CBs {types}, but region 0 has "
-                    f"{local_cbs[0]}; every thread sees the same kernel-local CBs."
+                    f"region {region_index} has {len(types)} kernel-local CBs and region 0 "
+                    f"{len(local_cbs[0])}, or their types differ; every thread sees the same "
+                    "kernel-local CBs."
                 )
 
     def local_cb_types(self, region: Region) -> list[CBType]:

@@ -92,8 +92,13 @@ class CircularBuffer:
         self.shape = shape
         self.dtype = dtype
         self.buffer_factor = buffer_factor
-        caller = sys._getframe(1)  # where it is declared, for the frontend's errors
-        self.filename, self.line = caller.f_code.co_filename, caller.f_lineno
+        # Where it is created, for the frontend's errors, and the calls leading there
+        # (the kernel function's line names it: `mask_cb = CircularBuffer(...)`).
+        frame, self.calls = sys._getframe(1), []
+        self.filename, self.line = frame.f_code.co_filename, frame.f_lineno
+        while frame is not None:
+            self.calls.append((frame.f_code, frame.f_lineno))
+            frame = frame.f_back
         _declared.append(self)
 
     def __repr__(self) -> str:

@@ -491,24 +491,27 @@ LOCAL_CB_FORMATS = ("bf16", "f32")
 
 def local_cbs(kernel: ParsedFunction, declared: Sequence[api.CircularBuffer]) -> list[LocalCB]:
     """The kernel-local CBs the kernel function created, checked; each named by the
-    variable it is assigned to (`mask_cb = CircularBuffer(...)`)."""
-    calls = {
+    variable the kernel function assigns it to (`mask_cb = CircularBuffer(...)`, or
+    `mask_cb = helper()`), located at its `CircularBuffer(...)` call."""
+    statements = [n for n in ast.walk(kernel.tree) if isinstance(n, ast.stmt)]
+    names = {  # kernel function line -> the name it assigns
+        node.lineno + kernel.line_offset: node.targets[0].id
+        for node in statements
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+    }
+    calls = {  # kernel function line -> its CircularBuffer(...) call
         node.lineno + kernel.line_offset: node
         for node in ast.walk(kernel.tree)
         if isinstance(node, ast.Call) and ast.unparse(node.func).endswith("CircularBuffer")
     }
-    targets = {
-        node.value: node.targets[0].id
-        for node in ast.walk(kernel.tree)
-        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
-    }
     result: list[LocalCB] = []
     for position, cb in enumerate(declared):
-        node = calls.get(cb.line) if cb.filename == kernel.filename else None
-        location = kernel.location(node) if node is not None else SourceLocation(cb.filename, cb.line)
-        name = targets.get(node, f"local_cb{position}")
+        line = next((line for code, line in cb.calls if code is kernel.function.__code__), None)
+        name = names.get(line, f"local_cb{position}")
         if name in (other.name for other in result):
             name = f"{name}_{position}"
+        here = cb.calls[0][0] is kernel.function.__code__ and cb.line in calls
+        location = kernel.location(calls[cb.line]) if here else SourceLocation(cb.filename, cb.line)
         result.append(LocalCB(cb, name, _local_cb_type(cb, name, location), location))
     return result
 
