@@ -955,16 +955,26 @@ def _multicast(
         return [constant(sender_at[g]) if g in shared else writer.core[g] for g in range(GRID_RANK)]
 
     def handshakes(branch: Block, sends: Sequence[bool]) -> None:
-        """A core's part in every group: its DRAM reads issued and its `ready`s sent
-        first, then the handshakes in group order; a sender waits for its receivers'
-        `ready`s, then multicasts each block as soon as its own read is through (one
-        block's multicast overlaps the next one's read)."""
-        reads = {
-            l1: emit(d2m.DMAReadOp(source, indices, l1), branch).tx
+        """A core's part in every group: its first DRAM read issued and its `ready`s
+        sent first, then the handshakes in group order; a sender waits for its
+        receivers' `ready`s, then for each block waits for its read, issues the next
+        block's read and multicasts this one, so that the multicast overlaps the next
+        read (a read barrier waits for every read in flight: reading all blocks at
+        once, the first multicast would wait for the last read)."""
+        sent = [
+            member
             for (_, _, members), sending in zip(groups, sends)
             if sending
-            for _, l1, source, indices in members
-        }
+            for member in members
+        ]
+        reads: dict[SSAValue, SSAValue] = {}
+
+        def read(position: int, at: Block) -> None:
+            if position < len(sent):
+                _, l1, source, indices = sent[position]
+                reads[l1] = emit(d2m.DMAReadOp(source, indices, l1), at).tx
+
+        read(0, branch)
         for (shared, (ready, *gate), _), sending in zip(groups, sends):
             if sending:
                 continue
@@ -998,15 +1008,22 @@ def _multicast(
                 any_ = emit(arith.CmpiOp(receivers, constant(0), "ugt"), branch).result
             emit(d2m.SemaphoreWaitOp(operands=[ready, receivers, [constant(0)]]), send)
             multicasts = []
-            for _, l1, _, _ in members:
+            first = sent.index(members[0])
+            for position, (_, l1, _, _) in enumerate(members, first):
                 emit(d2m.DMAWaitOp(reads[l1]), send)
-                multicasts.append(emit(d2m.DMAMulticastOp(l1, l1, sender, shape), send).tx)
+                read(position + 1, send)
+                multicasts.append(emit(d2m.DMAMulticastOp(l1, l1, sender, shape, linked=True), send).tx)
+            # writes on a NoC arrive in order: `valid` lands after the blocks
+            emit(d2m.SemaphoreSetOp(operands=[valid, constant(1), sender, shape]), send)
             for tx in multicasts:
                 emit(d2m.DMAWaitOp(tx), send)
-            emit(d2m.SemaphoreSetOp(operands=[valid, constant(1), sender, shape]), send)
-            if send is not branch:  # no receivers: the blocks need only their reads
+            if send is not branch:  # no receivers: the other blocks read at once, then waited for
                 send.add_op(scf.YieldOp())
-                alone = Block([d2m.DMAWaitOp(reads[l1]) for _, l1, _, _ in members] + [scf.YieldOp()])
+                alone = Block()
+                rest = [emit(d2m.DMAReadOp(source, indices, l1), alone).tx for _, l1, source, indices in members[1:]]
+                for tx in [reads[members[0][1]], *rest]:
+                    emit(d2m.DMAWaitOp(tx), alone)
+                alone.add_op(scf.YieldOp())
                 emit(scf.IfOp(any_, [], Region(send), Region(alone)), branch)
 
     def decide(branch: Block, sends: list[bool]) -> None:
