@@ -97,13 +97,19 @@ the same blocks) is read once per grid row (column, or grid) by its first core a
 multicast to the others with tt-metal's handshake on two new semaphores per set of
 shared grid dims: each receiver reserves its blocks and increments the sender's
 `ready`; the sender reads the blocks, waits for all receivers, multicasts each block
-into the same CB slot as soon as its own read is through (one block's multicast
-overlaps the next one's read) and sets their `valid` (inputs moving at one level with the
+into the same CB slot and sets their `valid` (inputs moving at one level with the
 same senders, like FlashAttention's k and v, share one handshake; a core first takes
-one branch per combination of its roles, in which it issues all its DRAM reads and
-`ready`s before the handshakes, run in the same order on every core). Outputs get a
-writer: `wait`, `dma_write`, `dma_wait`, `pop`. CBs keep their block count (2 by
-default: the reader fills one block while compute uses the other).
+one branch per combination of its roles, in which it issues its first DRAM read and
+its `ready`s before the handshakes, run in the same order on every core). A sender
+reads its blocks one after the other: once a block's read is through it issues the
+next block's read, then multicasts this one, so each multicast overlaps the next read
+(`noc_async_read_barrier` waits for every read in flight: with all reads issued
+first, the first multicast would wait for the last read). The multicasts of a
+handshake are `linked` (the NoC keeps the path for the next one, to the same cores)
+and the `valid` set follows them without a write barrier (writes on a NoC arrive in
+order, tt-metal's pattern); their write barriers come last. Outputs get a writer:
+`wait`, `dma_write`, `dma_wait`, `pop`. CBs keep their block count (2 by default: the
+reader fills one block while compute uses the other).
 
 The reader goes into the first data-movement thread whose body is empty (`pass`),
 the writer into the next; missing ones are added as new data-movement threads, even
@@ -140,12 +146,12 @@ of `out`):
             scf.if %sends_a {
               scf.if %sends_b {                      // core (0, 0): sends both
                 %ta = d2m.dma_read %a[%row, %col], %a_blk : ...
-                %tb = d2m.dma_read %b[%row2, %col2], %b_blk : ...
                 d2m.semaphore_wait %a_ready, %c1 reset %c0
                 d2m.dma_wait %ta
-                %ma = d2m.dma_mcast %a_blk, %a_blk core[%y, %c0] mcast[%c1, %c2] : ...
-                d2m.dma_wait %ma
+                %tb = d2m.dma_read %b[%row2, %col2], %b_blk : ...   // in flight during a's multicast
+                %ma = d2m.dma_mcast %a_blk, %a_blk core[%y, %c0] mcast[%c1, %c2] linked : ...
                 d2m.semaphore_set %a_valid, %c1 core[%y, %c0] mcast[%c1, %c2]
+                d2m.dma_wait %ma
                 ... the same for b (d2m.dma_wait %tb before its multicast), down the column ...
               } else { ... sends a, receives b ... }
             } else {

@@ -66,7 +66,9 @@
 // CHECK-NEXT:            scf.if %[[ANY]] {
 // CHECK-NEXT:              d2m.semaphore_wait %b_ready_1, %[[RECEIVERS]] reset %[[C0]]
 // CHECK-NEXT:              d2m.dma_wait %[[TX]]
-// CHECK-NEXT:              %{{.*}} = d2m.dma_mcast %[[B_BLK]], %[[B_BLK]] core[%[[RY]], %[[C0]]] mcast[%{{.*}}, %[[CORES]]]
+// CHECK-NEXT:              %[[MC:.*]] = d2m.dma_mcast %[[B_BLK]], %[[B_BLK]] core[%[[RY]], %[[C0]]] mcast[%{{.*}}, %[[CORES]]] linked
+// CHECK-NEXT:              d2m.semaphore_set %b_valid_1, %{{.*}} core[%[[RY]], %[[C0]]] mcast[%{{.*}}, %[[CORES]]]
+// CHECK-NEXT:              d2m.dma_wait %[[MC]]
 // No receivers: only the read's wait
 // CHECK:                 } else {
 // CHECK-NEXT:              d2m.dma_wait %[[TX]]
@@ -92,8 +94,9 @@
 // CHECK-NEXT:              scf.if %[[ANY1]] {
 // CHECK-NEXT:                d2m.semaphore_wait %b_ready_1, %[[RECEIVERS1]] reset %[[C0]]
 // CHECK-NEXT:                d2m.dma_wait %[[TX1]]
-// CHECK-NEXT:                %{{.*}} = d2m.dma_mcast %[[B_BLK]], %[[B_BLK]] core[%[[RY]], %[[START]]] mcast[%[[C1]], %[[CORES1]]]
-// CHECK:                     d2m.semaphore_set %b_back_valid_1, %[[C1]] core[%[[RY]], %[[START]]] mcast[%[[C1]], %[[CORES1]]]
+// CHECK-NEXT:                %[[MC1:.*]] = d2m.dma_mcast %[[B_BLK]], %[[B_BLK]] core[%[[RY]], %[[START]]] mcast[%[[C1]], %[[CORES1]]] linked
+// CHECK-NEXT:                d2m.semaphore_set %b_back_valid_1, %[[C1]] core[%[[RY]], %[[START]]] mcast[%[[C1]], %[[CORES1]]]
+// CHECK-NEXT:                d2m.dma_wait %[[MC1]]
 // CHECK:                 } else {
 // CHECK:                 } else {
 // CHECK-NEXT:              %[[JOINING:.*]] = arith.cmpi eq, %[[STEP]], %[[C0]] : index
