@@ -160,7 +160,13 @@ DEVICE_GRID = load_device().grid.compute_grid
 N150_CORES = DEVICE_GRID[0] * DEVICE_GRID[1]
 PEAK_FLOP_PER_CYCLE = {f: load_device().peak_flops_per_cycle(f) for f in ("LoFi", "HiFi2", "HiFi3", "HiFi4")}
 """Per core, from the device description (8x16 x 16x16 per cycle per fidelity phase)."""
-CHUNK_CANDIDATES = (256, 128, 64, 32)
+Q_CHUNK_CANDIDATES = (256, 128, 64, 32)
+K_CHUNK_CANDIDATES = (1024, 512, 256, 128, 64, 32)
+QUICK_Q_CHUNK = 128
+"""The default Q chunk where every core still gets a unit: at S = 2048 it gives each core
+two units, so one unit's Q read and O write overlap the other's math, and its four tile
+rows keep the matmul subblocks full (64-row chunks lose more to short subblocks than
+they gain; docs/flash_attention.md "Chunk sizes")."""
 
 
 @dataclass
@@ -263,10 +269,15 @@ def compile_flash_attention(
     KERNELS; default implicit). An explicit chunk
     size that cannot work raises ValueError; the implicit kernel's causal diagonal is
     one K/V chunk, so it takes q_chunk == k_chunk. Chunk sizes left as None follow what the
-    cost model rewards (bench/flash_attention.py): the largest Q chunk that gives every
-    core a unit (causal: two, a short and a long row of the triangle, if Q chunks
-    stay >= 64 rows), and the largest K chunk that fits L1 (causal: 128 or the Q
-    chunk, whichever is larger, as wider diagonal blocks waste masked work).
+    cost model rewards (bench/flash_attention.py, docs/flash_attention.md "Chunk sizes"):
+    Q chunks of QUICK_Q_CHUNK rows when that still gives every core a unit, else the
+    largest Q chunk that does (causal: two units, a short and a long row of the
+    triangle, if Q chunks stay >= 64 rows); and the largest K chunk that fits L1 and
+    leaves at least two K steps, so the next chunk's read overlaps this one's math
+    (causal: 128 or the Q chunk, whichever is larger, as wider diagonal blocks waste
+    masked work). The explicit kernel, the benchmark baseline, keeps the rule it was
+    measured with: the largest Q chunk that gives every core a unit, K chunks of at most
+    256 rows.
     `kv_dtype="bfloat8_b"` stores K and V as bfp8_b, as tt-metal's SDPA does: half the
     bytes in DRAM, L1 and on the NoC, at bfp8_b's precision (docs/dsl.md)."""
     batch, heads, seq_len, head_dim = shape
@@ -286,12 +297,16 @@ def compile_flash_attention(
     def units(q_size: int) -> int:
         return batch * heads * (seq_len // q_size)
 
-    q_options = _chunk_options("q_chunk", q_chunk, seq_len)
+    q_options = _chunk_options("q_chunk", q_chunk, seq_len, Q_CHUNK_CANDIDATES)
     if q_chunk is None:
         pairs = [c for c in q_options if causal and c >= 64 and units(c) >= 2 * cores]
         busy = [c for c in q_options if units(c) >= cores]
-        q_options = list(dict.fromkeys(pairs + busy + q_options))
-    k_options = _chunk_options("k_chunk", k_chunk, seq_len)
+        quick = [c for c in busy if c == QUICK_Q_CHUNK and kernel == "implicit"]
+        q_options = list(dict.fromkeys(pairs + quick + busy + q_options))
+    k_candidates = K_CHUNK_CANDIDATES if kernel == "implicit" else Q_CHUNK_CANDIDATES
+    k_options = _chunk_options("k_chunk", k_chunk, seq_len, k_candidates)
+    if k_chunk is None:  # largest first, a single K step (nothing to overlap) last
+        k_options.sort(key=lambda c: (c == seq_len, -c))
     failures = []
     for q_size in q_options:
         if causal and k_chunk is None:
@@ -379,9 +394,9 @@ def _check_shape(shape, grid) -> None:
         )
 
 
-def _chunk_options(name: str, chunk: int | None, seq_len: int) -> list[int]:
+def _chunk_options(name: str, chunk: int | None, seq_len: int, candidates) -> list[int]:
     if chunk is None:
-        return [c for c in CHUNK_CANDIDATES if seq_len % c == 0]
+        return [c for c in candidates if seq_len % c == 0]
     if chunk <= 0 or chunk % TILE or seq_len % chunk:
         raise ValueError(
             f"{name}={chunk} must be a positive multiple of {TILE} dividing seq_len={seq_len}"

@@ -114,9 +114,18 @@ def test_explicit_scale(fa):
 
 
 def test_default_chunks_give_every_core_a_unit(fa):
-    """S = 512 over 8 heads on 8x8: 64-row Q chunks make exactly one unit per core."""
+    """S = 512 over 8 heads on 8x8: 64-row Q chunks make exactly one unit per core, and
+    256-row K chunks two K steps (a single 512-row step would fit L1 but leave the K/V
+    read nothing to overlap)."""
     compiled = fa.compile_flash_attention((1, 8, 512, 64), grid=(8, 8))
-    assert compiled.q_chunk == 64
+    assert (compiled.q_chunk, compiled.k_chunk) == (64, 256)
+
+
+def test_default_chunks_prefer_128_row_q_chunks_and_the_widest_k_chunk(fa):
+    """S = 2048, D = 128 on 8x8: 128-row Q chunks give every core two units, and 512
+    rows is the widest K chunk whose CBs fit L1 next to them (1024 needs 2322 KiB)."""
+    compiled = fa.compile_flash_attention((1, 8, 2048, 128), grid=(8, 8))
+    assert (compiled.q_chunk, compiled.k_chunk, compiled.grid) == (128, 512, (8, 8))
 
 
 def test_implicit_kernel_multicasts_k_and_v_along_grid_columns(fa):
