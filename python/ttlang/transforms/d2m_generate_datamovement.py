@@ -950,6 +950,7 @@ def _multicast(
     first step of its backward loop waits for the sender's `go` (`_joiners`) before
     its `ready`."""
     emit, constant = writer.emit, writer.constant
+    assert receivers_of is None or len(groups) == 1, "a counted multicast is one group's"
     sender_at = {g: writer.space.grid[g] - 1 if backward else 0 for g in range(GRID_RANK)}
     conditions = []
     for shared, _, _ in groups:
