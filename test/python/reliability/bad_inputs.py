@@ -1262,6 +1262,31 @@ def reader_sends_more_than_compute_takes():
     kernel(reader_body=reader_body)(*tensors())
 
 
+@bad(EmulatorError, "deadlock", "`mask_cb` (cb 2): cb_wait_front wants 4 page(s)")
+def compute_waits_for_a_second_mask_never_filled():
+    # balanced as far as the compiler sees (one push, waits), short by one at run time
+    @pykernel_gen(grid=(1, 1), block_factors=[(2, 2), (2, 2)])
+    def masked_twice(x, out):  # x and out implicit
+        mask_cb = CircularBuffer((64, 64))
+
+        @compute()
+        def add(x_cb: CircularBuffer, out_cb: CircularBuffer):
+            with x_cb.wait() as a, mask_cb.wait() as m, out_cb.reserve() as o:
+                o.store(a + m)
+            with mask_cb.wait() as m:
+                pass
+
+        @datamovement()
+        def masks(x_cb: CircularBuffer, out_cb: CircularBuffer):
+            with mask_cb.reserve() as blk:
+                fill_causal_mask(blk, 0, 0)
+
+        return Program(add, masks)(x, out)
+
+    x = torch.ones(64, 64, dtype=torch.bfloat16)
+    masked_twice(x, torch.zeros_like(x))
+
+
 @bad(EmulatorError, "core (0,0) reader", "tile index [0, 1] of `x` (2x2 tiles)", "in dim 1 it covers tiles 1..2")
 def runtime_accessor_index_past_the_tensor():
     def reader_body(x_cb, y_cb, x_acc, y_acc):
