@@ -14,8 +14,9 @@ K/V chunks, carrying the running row max m, row sum l and accumulator acc; the
 generated writer stores acc / l.
 
 Causal (`causal=True`, k_chunk a multiple of q_chunk): Q chunk i attends to K/V chunks
-0..i·q_chunk // k_chunk (`loop_bounds`), the generated reader reads just those; `deal="serpentine"` gives each
-core a long and a short row of the triangle and walks the short one's K/V chunks
+0..i·q_chunk // k_chunk (`loop_bounds`), the generated reader reads just those;
+`deal="serpentine"` gives each core a long and a short row of the triangle and walks
+the short one's K/V chunks
 backwards, so every core of a column takes chunk j at the same step, and the core
 that needs every chunk of the round (first or last of the column) multicasts it to
 those that need it. The compute thread learns its Q
@@ -263,8 +264,8 @@ def compile_flash_attention(
     """Compiles FlashAttention for q, k, v of `shape` [B, H, S, D] with `kernel` (one of
     KERNELS; default implicit). An explicit chunk
     size that cannot work raises ValueError; the implicit kernel's causal diagonal of a
-    Q chunk lies in one K/V chunk, so it takes k_chunk a multiple of q_chunk. Chunk sizes left as None follow what the
-    cost model rewards (bench/flash_attention.py, docs/flash_attention.md "Chunk sizes"):
+    Q chunk lies in one K/V chunk, so it takes k_chunk a multiple of q_chunk. Chunk
+    sizes left as None follow what the cost model rewards (bench/flash_attention.py, docs/flash_attention.md "Chunk sizes"):
     Q chunks of QUICK_Q_CHUNK rows when that still gives every core a unit, else the
     largest Q chunk that does (causal: two units, a short and a long row of the
     triangle, if Q chunks stay >= 64 rows); and the largest K chunk that fits L1 and

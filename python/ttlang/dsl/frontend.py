@@ -430,7 +430,7 @@ def _is_compile_time_constant(value: object) -> bool:
 
 def trace_kernel(
     kernel: ParsedFunction, tensors: Sequence[api.KernelTensor], params: dict[str, Any]
-) -> tuple[api.Program, list[LocalCB]]:
+) -> tuple[api.Program, list[KernelLocalCB]]:
     """Runs the kernel function with KernelTensors; returns the Program it builds and
     the kernel-local CBs it creates."""
     for name, value in params.items():
@@ -471,11 +471,11 @@ def trace_kernel(
             f"a core runs at most one @compute() and two @datamovement() threads, but this "
             f"Program has {kinds.count('compute')} and {kinds.count('datamovement')}",
         )
-    return program, local_cbs(kernel, declared)
+    return program, kernel_local_cbs(kernel, declared)
 
 
 @dataclass(frozen=True)
-class LocalCB:
+class KernelLocalCB:
     """A kernel-local CB (`CircularBuffer(shape)` in the kernel function): its name
     there, its CB type and where it is declared."""
 
@@ -489,7 +489,9 @@ class LocalCB:
 LOCAL_CB_FORMATS = ("bf16", "f32")
 
 
-def local_cbs(kernel: ParsedFunction, declared: Sequence[api.CircularBuffer]) -> list[LocalCB]:
+def kernel_local_cbs(
+    kernel: ParsedFunction, declared: Sequence[api.CircularBuffer]
+) -> list[KernelLocalCB]:
     """The kernel-local CBs the kernel function created, checked; each named by the
     variable the kernel function assigns it to (`mask_cb = CircularBuffer(...)`, or
     `mask_cb = helper()`), located at its `CircularBuffer(...)` call."""
@@ -504,7 +506,7 @@ def local_cbs(kernel: ParsedFunction, declared: Sequence[api.CircularBuffer]) ->
         for node in ast.walk(kernel.tree)
         if isinstance(node, ast.Call) and ast.unparse(node.func).endswith("CircularBuffer")
     }
-    result: list[LocalCB] = []
+    result: list[KernelLocalCB] = []
     for position, cb in enumerate(declared):
         line = next((line for code, line in cb.calls if code is kernel.function.__code__), None)
         name = names.get(line, f"local_cb{position}")
@@ -512,7 +514,7 @@ def local_cbs(kernel: ParsedFunction, declared: Sequence[api.CircularBuffer]) ->
             name = f"{name}_{position}"
         here = cb.calls[0][0] is kernel.function.__code__ and cb.line in calls
         location = kernel.location(calls[cb.line]) if here else SourceLocation(cb.filename, cb.line)
-        result.append(LocalCB(cb, name, _local_cb_type(cb, name, location), location))
+        result.append(KernelLocalCB(cb, name, _local_cb_type(cb, name, location), location))
     return result
 
 
@@ -561,8 +563,8 @@ def build_module(
     space = iteration_space(kernel, options, tensors)
     options = blocks_per_tensor(kernel, options, space)
     check_options(kernel, options, tensors)
-    program, kernel_local_cbs = trace_kernel(kernel, tensors, params)
-    module = KernelBuilder(kernel, tensors, program, options, space, kernel_local_cbs).build()
+    program, local_cbs = trace_kernel(kernel, tensors, params)
+    module = KernelBuilder(kernel, tensors, program, options, space, local_cbs).build()
     try:
         module.verify()
     except VerifyException as error:
@@ -592,7 +594,7 @@ class KernelBuilder:
         program: api.Program,
         options: KernelOptions,
         space: tuple[list[AffineMap], list[IteratorType]] | None = None,
-        local_cbs: Sequence[LocalCB] = (),
+        local_cbs: Sequence[KernelLocalCB] = (),
     ):
         self.space = space
         self.kernel = kernel

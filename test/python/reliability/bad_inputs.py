@@ -483,6 +483,27 @@ def local_cb_without_blocks():
     local_cb_kernel(lambda: CircularBuffer((64, 64), buffer_factor=0))  # <- local_cb_without_blocks
 
 
+@bad(L1BudgetError, "need 16392 KiB of L1 per core", "cb2 8192 x 2048 B")
+def local_cb_larger_than_l1():
+    @pykernel_gen(grid=(1, 1))
+    def hoards(x, out):  # x and out implicit
+        big_cb = CircularBuffer((2048, 2048))  # two 64x64-tile blocks: 16 MiB
+
+        @compute()
+        def copy(x_cb: CircularBuffer, out_cb: CircularBuffer):
+            with x_cb.wait() as a, out_cb.reserve() as o, big_cb.wait() as _:
+                o.store(a)
+
+        @datamovement()
+        def fill(x_cb: CircularBuffer, out_cb: CircularBuffer):
+            with big_cb.reserve() as blk:
+                fill_causal_mask(blk, 0, 0)
+
+        return Program(copy, fill)(x, out)
+
+    hoards.compile(TensorSpec((32, 32)), TensorSpec((32, 32)))
+
+
 @bad(KernelError, "CircularBuffer `mask_cb` is used by no thread", at="local_cb_declared")
 def local_cb_used_by_no_thread():
     @pykernel_gen(grid=(1, 1))
@@ -1260,6 +1281,31 @@ def reader_sends_more_than_compute_takes():
             dma(y_acc[0, 0], blk).wait()
 
     kernel(reader_body=reader_body)(*tensors())
+
+
+@bad(EmulatorError, "deadlock", "`mask_cb` (cb 2): cb_wait_front wants 4 page(s)")
+def compute_waits_for_a_second_mask_never_filled():
+    # balanced as far as the compiler sees (one push, waits), short by one at run time
+    @pykernel_gen(grid=(1, 1), block_factors=[(2, 2), (2, 2)])
+    def masked_twice(x, out):  # x and out implicit
+        mask_cb = CircularBuffer((64, 64))
+
+        @compute()
+        def add(x_cb: CircularBuffer, out_cb: CircularBuffer):
+            with x_cb.wait() as a, mask_cb.wait() as m, out_cb.reserve() as o:
+                o.store(a + m)
+            with mask_cb.wait() as m:
+                pass
+
+        @datamovement()
+        def masks(x_cb: CircularBuffer, out_cb: CircularBuffer):
+            with mask_cb.reserve() as blk:
+                fill_causal_mask(blk, 0, 0)
+
+        return Program(add, masks)(x, out)
+
+    x = torch.ones(64, 64, dtype=torch.bfloat16)
+    masked_twice(x, torch.zeros_like(x))
 
 
 @bad(EmulatorError, "core (0,0) reader", "tile index [0, 1] of `x` (2x2 tiles)", "in dim 1 it covers tiles 1..2")
