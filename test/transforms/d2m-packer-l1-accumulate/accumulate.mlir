@@ -1,5 +1,6 @@
 // RUN: %ttlang-opt %s --split-input-file -p d2m-packer-l1-accumulate | FileCheck %s
 // RUN: %ttlang-opt %s --split-input-file -p d2m-packer-l1-accumulate,d2m-tile-subblock,d2m-dst-allocate,d2m-lower-to-loops | FileCheck %s --check-prefix=LOOPS
+// RUN: %ttlang-opt %s --split-input-file -p d2m-packer-l1-accumulate,d2m-tile-subblock,d2m-dst-allocate,d2m-lower-to-loops,convert-d2m-to-ttkernel | FileCheck %s --check-prefix=TTK
 
 !tile = !ttcore.tile<32x32, bf16>
 !dram = memref<2x2x!tile, #ttcore.memory_space<dram>>
@@ -44,6 +45,20 @@
 // LOOPS:      d2m.wait_dst
 // LOOPS:      memref.store %{{.*}}, %[[R]][
 // LOOPS:      d2m.release_dst
+// The compute kernel: pack_reconfig_l1_acc(1) before the K loop, no copy_tile in it,
+// pack_reconfig_l1_acc(0) after it, then the block is pushed.
+// TTK-LABEL: func.func @k_loop_compute
+// TTK:      arith.constant true
+// TTK-NEXT: %[[ONE:.*]] = arith.constant 1 : i32
+// TTK-NEXT: ttkernel.pack_reconfig_l1_acc(%[[ONE]])
+// TTK-NEXT: scf.for
+// TTK-NOT:  ttkernel.copy_tile
+// TTK:      ttkernel.matmul_tiles
+// TTK:      ttkernel.pack_tile(%{{.*}}, %[[ACC:.*]], %{{.*}})
+// TTK:      arith.constant false
+// TTK-NEXT: %[[ZERO:.*]] = arith.constant 0 : i32
+// TTK-NEXT: ttkernel.pack_reconfig_l1_acc(%[[ZERO]])
+// TTK-NEXT: ttkernel.cb_push_back(%[[ACC]],
 func.func @k_loop(%a: !dram, %b: !dram, %out: !dram) {
   d2m.generic {grid = #ttcore.grid<1x1>, block_factors = [1, 1], threads = [#d2m.thread<compute>]} ins(%a, %b : !dram, !dram) outs(%out : !dram) {
   ^bb0(%a_cb: !cb, %b_cb: !cb, %out_cb: !cb):
