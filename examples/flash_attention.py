@@ -21,8 +21,8 @@ that needs every chunk of the round (first or last of the column) multicasts it 
 those that need it. The compute thread learns its Q
 chunk with `block_index` and adds the 0 / -inf mask to the diagonal chunk's scores
 (last in a forward walk, first in a backward one), a block the `masks` thread fills
-per diagonal (`fill_causal_mask`; the `mask` tensor only gives its CB a block and is
-never read).
+per diagonal (`fill_causal_mask`) in `mask_cb`, a kernel-local CB: no tensor behind
+it, no mask read from DRAM.
 
     python examples/flash_attention.py
 """
@@ -36,6 +36,7 @@ from dataclasses import dataclass
 
 import torch
 from ttlang import (
+    CircularBuffer,
     Program,
     TensorSpec,
     block_index,
@@ -67,10 +68,6 @@ def by_key(i, h, j):
     return (h, j, 0)
 
 
-def by_position(i, h, j):  # the mask: one block, the same for every (h, i, j)
-    return (0, 0)
-
-
 def diagonal(i, h, j):  # causal: Q chunk i attends to K/V chunks 0..i (equal chunks)
     return i + 1
 
@@ -87,20 +84,21 @@ def flash_attention_kernel(
 
     @pykernel_gen(
         grid=grid,
-        block_factors=[(1, qt, dt), (1, kt, dt), (1, kt, dt), (qt, kt), (1, qt, dt)],
-        indexing_maps=[by_query, by_key, by_key, by_position, by_query],
+        block_factors=[(1, qt, dt), (1, kt, dt), (1, kt, dt), (1, qt, dt)],
+        indexing_maps=[by_query, by_key, by_key, by_query],
         iterator_types=["parallel", "parallel", "reduction"],
         loop_bounds=[None, None, diagonal if causal else None],
         deal="serpentine" if causal else "contiguous",  # a core gets short and long rows
-        cb_buffers=[2, 3, 3, 2, 2] if causal else 2,  # K/V: slack for the row's multicasts
+        cb_buffers=[2, 3, 3, 2] if causal else 2,  # K/V: slack for the row's multicasts
         fp32_dest_acc_en=fp32_dest_acc,
         dtypes={"k": kv_dtype, "v": kv_dtype},  # "bfloat8_b": K and V as tt-metal's SDPA keeps them
         math_approx_mode=True,  # approximate exp, as tt-metal's SDPA
     )
-    def flash_attention(q, k, v, mask, out, scale: float = 1.0):
+    def flash_attention(q, k, v, out, scale: float = 1.0):
         heads = q.shape[0] // grid[1]  # per core
         q_chunks = q.shape[1] // q_chunk // grid[0]  # per core
         kv_chunks = k.shape[1] // k_chunk
+        mask_cb = CircularBuffer((q_chunk, k_chunk)) if causal else None  # no tensor behind it
 
         def online_softmax(q, k, v, m, l, acc, mask=None):
             s = q @ k.transpose()
@@ -112,7 +110,7 @@ def flash_attention_kernel(
             return m_new, l * alpha + p.rowsum(), acc * alpha + p @ v
 
         @compute()
-        def attention(q_cb, k_cb, v_cb, mask_cb, out_cb):
+        def attention(q_cb, k_cb, v_cb, out_cb):
             for n in range(q_chunks):
                 for _head in range(heads):
                     unmasked = block_index(0, n) if causal else kv_chunks
@@ -136,17 +134,17 @@ def flash_attention_kernel(
                         o.store(acc / l)
 
         @datamovement()
-        def masks(q_cb, k_cb, v_cb, mask_cb, out_cb):
+        def masks(q_cb, k_cb, v_cb, out_cb):
             if causal:  # a 0 / -inf block per diagonal
                 for _ in range(heads * q_chunks):
                     with mask_cb.reserve() as blk:
                         fill_causal_mask(blk, 0, 0)
 
         @datamovement()
-        def movement(q_cb, k_cb, v_cb, mask_cb, out_cb):
+        def movement(q_cb, k_cb, v_cb, out_cb):
             pass  # generated: reader and writer
 
-        return Program(attention, masks, movement)(q, k, v, mask, out)
+        return Program(attention, masks, movement)(q, k, v, out)
 
     return flash_attention
 
@@ -196,8 +194,7 @@ class FlashAttention:
         q2, k2, v2 = (t.to(torch.bfloat16).reshape(layout).contiguous() for t in (q, k, v))
         out = torch.zeros(layout, dtype=torch.bfloat16)
         if self.kernel == "implicit":
-            scratch = torch.zeros(_mask_block(self.q_chunk, self.k_chunk), dtype=torch.bfloat16)
-            self.artifact.run([q2, k2, v2, scratch, out])
+            self.artifact.run([q2, k2, v2, out])
         else:
             self.artifact.run([q2, k2, v2, _mask(self.causal, self.q_chunk, self.k_chunk), out])
         return out.reshape(self.shape)
@@ -223,12 +220,6 @@ def _layout(shape, kernel: str) -> tuple[int, ...]:
     if kernel == "implicit":
         return (batch * heads, seq_len, head_dim)
     return (batch * heads * seq_len, head_dim)
-
-
-def _mask_block(q_chunk: int, k_chunk: int) -> tuple[int, int]:
-    """The implicit kernel's `mask`: the tensor giving its CB a block, never read (the
-    kernel fills the block with the causal mask itself)."""
-    return (q_chunk, k_chunk)
 
 
 def _mask(causal: bool, q_chunk: int, k_chunk: int) -> torch.Tensor:
@@ -407,7 +398,7 @@ def _chunk_options(name: str, chunk: int | None, seq_len: int, candidates) -> li
 def _specs(shape, causal: bool, q_chunk: int, k_chunk: int, kernel: str) -> list[TensorSpec]:
     tensor = TensorSpec(_layout(shape, kernel))
     if kernel == "implicit":
-        return [tensor] * 3 + [TensorSpec(_mask_block(q_chunk, k_chunk)), tensor]
+        return [tensor] * 4
     mask_shape = tuple(_mask(causal, q_chunk, k_chunk).shape)
     return [tensor] * 3 + [TensorSpec(mask_shape), tensor]
 

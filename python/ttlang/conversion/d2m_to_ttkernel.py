@@ -496,7 +496,8 @@ class _KernelBuilder:
     def semaphore(self, old: SSAValue, builder: Builder) -> SSAValue:
         """This core's L1 address of the semaphore block argument `old`."""
         assert isinstance(old, BlockArgument)
-        semaphore_id = old.index - len(self.generic.operands)
+        cbs = sum(isinstance(t, d2m.CBType) for t in old.block.arg_types)
+        semaphore_id = old.index - cbs
         return builder.insert(ttkernel.GetSemaphoreOp(_i32(builder, semaphore_id))).result
 
     # ------------------------------------------------------------------ compute
@@ -1036,7 +1037,8 @@ def _kernel_generic(kernel: func.FuncOp) -> d2m.GenericOp | None:
 
 
 def _operand_cb_ids(region: Region) -> dict[SSAValue, int]:
-    """CB ids of a thread's operand CBs: their position."""
+    """CB ids of a thread's CB arguments (operand CBs, then kernel-local CBs): their
+    position."""
     return {
         arg: index
         for index, arg in enumerate(region.block.args)
@@ -1083,11 +1085,11 @@ def convert_kernel(
 ) -> tuple[list[func.FuncOp], DictionaryAttr]:
     """The kernel functions of `generic`'s threads and the launch description."""
     name = kernel.sym_name.data
-    operand_cbs = [
+    thread_cbs = [  # operand CBs, then kernel-local CBs
         arg.type for arg in generic.thread_regions[0].block.args if isinstance(arg.type, d2m.CBType)
     ]
     local_cbs = _local_cbs(generic)
-    local_ids = {op.result: len(operand_cbs) + index for index, op in enumerate(local_cbs)}
+    local_ids = {op.result: len(thread_cbs) + index for index, op in enumerate(local_cbs)}
     kernel_args = list(kernel.body.block.args)
     functions: list[func.FuncOp] = []
     kernels: list[Attribute] = []
@@ -1114,8 +1116,9 @@ def convert_kernel(
                 for arg in kernel_args
             ]
         ),
-        "cbs": ArrayAttr([*operand_cbs, *(op.result.type for op in local_cbs)]),
-        # by CB id, for run-time reports: the first thread's CB parameters, then temporaries
+        "cbs": ArrayAttr([*thread_cbs, *(op.result.type for op in local_cbs)]),
+        # by CB id, for run-time reports: the first thread's CB arguments (its tensors' CB
+        # parameters, then the kernel-local CBs), then temporaries
         "cb_names": ArrayAttr(
             [
                 *(

@@ -7,7 +7,8 @@ their runtime-argument layout, compute configuration). Output:
 - kernels: one per kernel function, its C++ from `ttlang.target.cpp`; every kernel
   gets the CB ids as compile-time args (arg `i` is CB `i`);
 - CBs: page = one tile of the block's format, pages = tiles per block x blocks (the
-  operand CBs and the compute-local CBs d2m-bufferize and d2m-memref-provenance bound);
+  operand CBs, the kernel-local CBs, and the compute-local CBs d2m-bufferize and
+  d2m-memref-provenance bound);
   together they must fit a core of the module's `ttcore.device`: at most its
   `max_cbs` of them, in the `cb_l1_bytes` of L1 it leaves to CBs, else
   `CBBudgetError` names the kernel and lists the CBs;

@@ -251,7 +251,8 @@ class GenericOp(IRDLOperation):
     """Runs one region per thread on every core of `grid`.
 
     Each region's block arguments are the thread's CBs, one per operand (`ins` then
-    `outs`, in order), optionally followed by semaphores. Regions are not isolated from
+    `outs`, in order), then the kernel-local CBs (backed by no operand; the same ones in
+    every region), then semaphores. Regions are not isolated from
     above: DMA ops name the generic's operands (the DRAM tensors) directly.
     `block_factors` gives the blocks per loop dimension; `indexing_maps` (one per
     operand) and `iterator_types`, when present, describe the iteration space as in
@@ -378,6 +379,19 @@ class GenericOp(IRDLOperation):
         operand_types = [operand.type for operand in self.operands]
         for region_index, region in enumerate(self.thread_regions):
             _verify_thread_arguments(region_index, region.block.arg_types, operand_types)
+        local_cbs = [self.local_cb_types(region) for region in self.thread_regions]
+        for region_index, types in enumerate(local_cbs[1:], 1):
+            if types != local_cbs[0]:
+                raise VerifyException(
+                    f"region {region_index} has {len(types)} kernel-local CBs and region 0 "
+                    f"{len(local_cbs[0])}, or their types differ; every thread sees the same "
+                    "kernel-local CBs."
+                )
+
+    def local_cb_types(self, region: Region) -> list[CBType]:
+        """The kernel-local CBs of a thread region: its CB arguments after the operands'."""
+        args = region.block.arg_types[len(self.operands) :]
+        return [t for t in args if isinstance(t, CBType)]
 
     def _verify_threads(self) -> None:
         if len(self.thread_regions) != len(self.threads):
@@ -507,7 +521,7 @@ def _verify_thread_arguments(
     region_index: int, arg_types: Sequence[Attribute], operand_types: Sequence[Attribute]
 ) -> None:
     """A thread's block arguments are one CB per operand (of the operand's element type
-    and rank), then semaphores."""
+    and rank), then kernel-local CBs, then semaphores."""
     if len(arg_types) < len(operand_types):
         raise VerifyException(
             f"region {region_index} has {len(arg_types)} block arguments, but the "
@@ -531,7 +545,9 @@ def _verify_thread_arguments(
                 f"{arg_type.block.get_num_dims()}, but the operand has rank "
                 f"{len(_shape(operand_type))}."
             )
-    for index, arg_type in enumerate(arg_types[len(operand_types) :], len(operand_types)):
+    rest = arg_types[len(operand_types) :]
+    local_cbs = next((i for i, t in enumerate(rest) if not isinstance(t, CBType)), len(rest))
+    for index, arg_type in enumerate(rest[local_cbs:], len(operand_types) + local_cbs):
         if not isinstance(arg_type, SemaphoreType):
             raise VerifyException(
                 f"block argument {index} of region {region_index} comes after the CBs, "

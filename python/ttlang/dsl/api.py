@@ -7,10 +7,14 @@ defines its threads with `@compute()` / `@datamovement()` and returns
 the frontend compiles their source. Inside a thread, `CircularBuffer` and
 `Semaphore` parameters, blocks, `dma`, `core_index`, ... are compiled to IR; the
 functions below only exist to be named there, and say so if called anywhere else.
+`CircularBuffer(shape)` in the kernel function declares a kernel-local CB.
 """
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from types import FunctionType
 from typing import Literal
@@ -62,12 +66,58 @@ class TensorAccessor:
 
 
 class CircularBuffer:
-    """A thread parameter: the circular buffer of one kernel tensor (in order).
+    """A circular buffer of blocks in L1, shared by a core's threads.
+
+    As a thread parameter (`x_cb: CircularBuffer`): the CB of one kernel tensor, one per
+    tensor, in order. Created in the kernel function, `CircularBuffer(shape,
+    dtype="bfloat16", buffer_factor=2)` is a kernel-local CB, backed by no tensor: its
+    block is `shape` (elements, as `zeros(shape)`: (rows, cols) multiples of 32, leading
+    dims counting blocks), `dtype` its tiles' format ("bfloat16" or "float32", or the
+    torch dtype), `buffer_factor` the blocks it holds. Threads use it by its name in
+    the kernel function, as they use accessors; one thread fills it, another (or the
+    same) consumes it.
 
     In a thread: `cb.wait()` returns the front block (consumer) and `cb.pop()` frees it;
     `cb.reserve()` returns a free block (producer) and `cb.push()` publishes it.
     `with cb.wait() as blk:` pops on exit; `with cb.reserve() as blk:` pushes on exit.
     """
+
+    def __init__(self, shape, dtype="bfloat16", buffer_factor: int = 2):
+        if _declared is None:
+            raise DSLError(
+                "CircularBuffer(shape) declares a kernel-local CB, so it is created in a "
+                "@pykernel_gen kernel function",
+                "create it in the kernel function and use it by name in the threads",
+            )
+        self.shape = shape
+        self.dtype = dtype
+        self.buffer_factor = buffer_factor
+        # Where it is created, for the frontend's errors, and the calls leading there
+        # (the kernel function's line names it: `mask_cb = CircularBuffer(...)`).
+        frame, self.calls = sys._getframe(1), []
+        self.filename, self.line = frame.f_code.co_filename, frame.f_lineno
+        while frame is not None:
+            self.calls.append((frame.f_code, frame.f_lineno))
+            frame = frame.f_back
+        _declared.append(self)
+
+    def __repr__(self) -> str:
+        return f"CircularBuffer({self.shape!r}, dtype={self.dtype!r}, buffer_factor={self.buffer_factor!r})"
+
+
+_declared: list[CircularBuffer] | None = None
+"""The kernel-local CBs of the kernel function being traced (None: none is)."""
+
+
+@contextmanager
+def declaring_circular_buffers() -> Iterator[list[CircularBuffer]]:
+    """Collects the kernel-local CBs created while the kernel function runs."""
+    global _declared
+    outer, _declared = _declared, []
+    try:
+        yield _declared
+    finally:
+        _declared = outer
 
 
 class Semaphore:

@@ -93,6 +93,7 @@ from ttlang.dsl.values import (
     SemaphoreHandle,
     Transfer,
     logical_shape,
+    tile_shape,
 )
 
 RUNTIME_VALUES = (Block, Index, Condition, Transfer, CBHandle, SemaphoreHandle, AccessorBlock)
@@ -429,8 +430,9 @@ def _is_compile_time_constant(value: object) -> bool:
 
 def trace_kernel(
     kernel: ParsedFunction, tensors: Sequence[api.KernelTensor], params: dict[str, Any]
-) -> api.Program:
-    """Runs the kernel function with KernelTensors; returns the Program it builds."""
+) -> tuple[api.Program, list[KernelLocalCB]]:
+    """Runs the kernel function with KernelTensors; returns the Program it builds and
+    the kernel-local CBs it creates."""
     for name, value in params.items():
         if not _is_compile_time_constant(value):
             raise kernel.error(
@@ -439,7 +441,8 @@ def trace_kernel(
                 "compile-time ints, floats, bools or tuples of them",
             )
     try:
-        program = kernel.function(*tensors, **params)
+        with api.declaring_circular_buffers() as declared:
+            program = kernel.function(*tensors, **params)
     except DSLError as error:
         raise _located_in(kernel, error, sys.exc_info()[2]) from None
     returns = [n for n in ast.walk(kernel.tree) if isinstance(n, ast.Return)]
@@ -468,7 +471,87 @@ def trace_kernel(
             f"a core runs at most one @compute() and two @datamovement() threads, but this "
             f"Program has {kinds.count('compute')} and {kinds.count('datamovement')}",
         )
-    return program
+    return program, kernel_local_cbs(kernel, declared)
+
+
+@dataclass(frozen=True)
+class KernelLocalCB:
+    """A kernel-local CB (`CircularBuffer(shape)` in the kernel function): its name
+    there, its CB type and where it is declared."""
+
+    declaration: api.CircularBuffer
+    name: str
+    cb_type: d2m.CBType
+    location: SourceLocation
+
+
+# the tile formats of a kernel-local CB (dtype: ttnn's name, torch's or ours)
+LOCAL_CB_FORMATS = ("bf16", "f32")
+
+
+def kernel_local_cbs(
+    kernel: ParsedFunction, declared: Sequence[api.CircularBuffer]
+) -> list[KernelLocalCB]:
+    """The kernel-local CBs the kernel function created, checked; each named by the
+    variable the kernel function assigns it to (`mask_cb = CircularBuffer(...)`, or
+    `mask_cb = helper()`), located at its `CircularBuffer(...)` call."""
+    statements = [n for n in ast.walk(kernel.tree) if isinstance(n, ast.stmt)]
+    names = {  # kernel function line -> the name it assigns
+        node.lineno + kernel.line_offset: node.targets[0].id
+        for node in statements
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+    }
+    calls = {  # kernel function line -> its CircularBuffer(...) call
+        node.lineno + kernel.line_offset: node
+        for node in ast.walk(kernel.tree)
+        if isinstance(node, ast.Call) and ast.unparse(node.func).endswith("CircularBuffer")
+    }
+    result: list[KernelLocalCB] = []
+    for position, cb in enumerate(declared):
+        line = next((line for code, line in cb.calls if code is kernel.function.__code__), None)
+        name = names.get(line, f"local_cb{position}")
+        if name in (other.name for other in result):
+            name = f"{name}_{position}"
+        here = cb.calls[0][0] is kernel.function.__code__ and cb.line in calls
+        location = kernel.location(calls[cb.line]) if here else SourceLocation(cb.filename, cb.line)
+        result.append(KernelLocalCB(cb, name, _local_cb_type(cb, name, location), location))
+    return result
+
+
+def _local_cb_type(cb: api.CircularBuffer, name: str, location: SourceLocation) -> d2m.CBType:
+    shape, buffers = cb.shape, cb.buffer_factor
+    if (
+        not isinstance(shape, tuple | list)
+        or len(shape) < 2
+        or any(not isinstance(d, int) or isinstance(d, bool) or d < 1 for d in shape)
+        or any(d % TILE for d in shape[-2:])
+    ):
+        raise KernelError(
+            f"CircularBuffer `{name}` has block shape {shape!r}; a block shape is a tuple of "
+            f"positive ints (..., rows, cols), rows and cols multiples of {TILE}",
+            location,
+            "the shape is in elements, as zeros(shape): (64, 128) is a block of 2x4 tiles",
+        )
+    dtype = cb.dtype if isinstance(cb.dtype, str) else str(cb.dtype)
+    data_type = DEVICE_DTYPES.get(dtype) or DATA_TYPES.get(dtype)
+    if data_type not in LOCAL_CB_FORMATS:
+        raise KernelError(
+            f"CircularBuffer `{name}` has dtype {cb.dtype!r}; a kernel-local CB holds "
+            "bfloat16 or float32 tiles",
+            location,
+            'pass dtype="bfloat16" (the default) or dtype="float32" (or the torch dtype)',
+        )
+    if not isinstance(buffers, int) or isinstance(buffers, bool) or buffers < 1:
+        raise KernelError(
+            f"CircularBuffer `{name}` has buffer_factor={buffers!r}; it holds a positive "
+            "int number of blocks",
+            location,
+            "buffer_factor=2 (the default) lets the producer fill a block while the consumer uses the other",
+        )
+    block = MemRefType(
+        TileType(data_type), tile_shape(tuple(shape)), memory_space=MemorySpaceAttr(MemorySpace.L1)
+    )
+    return d2m.CBType(block, buffers)
 
 
 def build_module(
@@ -480,8 +563,8 @@ def build_module(
     space = iteration_space(kernel, options, tensors)
     options = blocks_per_tensor(kernel, options, space)
     check_options(kernel, options, tensors)
-    program = trace_kernel(kernel, tensors, params)
-    module = KernelBuilder(kernel, tensors, program, options, space).build()
+    program, local_cbs = trace_kernel(kernel, tensors, params)
+    module = KernelBuilder(kernel, tensors, program, options, space, local_cbs).build()
     try:
         module.verify()
     except VerifyException as error:
@@ -511,12 +594,15 @@ class KernelBuilder:
         program: api.Program,
         options: KernelOptions,
         space: tuple[list[AffineMap], list[IteratorType]] | None = None,
+        local_cbs: Sequence[KernelLocalCB] = (),
     ):
         self.space = space
         self.kernel = kernel
         self.tensors = tensors
         self.program = program
         self.options = options
+        self.local_cbs = list(local_cbs)
+        self.used_local_cbs: set[int] = set()  # positions of the local CBs some thread uses
         self.tile_types = [TileType(t.data_type) for t in tensors]
         self.cb_types = [
             d2m.CBType(
@@ -547,6 +633,14 @@ class KernelBuilder:
         self.dram_operands = list(entry.args)
 
         regions = [self._thread_region(thread) for thread in self.program.threads]
+        for position, local in enumerate(self.local_cbs):
+            if position not in self.used_local_cbs:
+                raise KernelError(
+                    f"CircularBuffer `{local.name}` is used by no thread",
+                    local.location,
+                    f"fill it in one thread (`with {local.name}.reserve() as blk:`) and consume "
+                    f"it in another (`with {local.name}.wait() as blk:`), or drop it",
+                )
         num_inputs = len(self.tensors) - self.options.num_outs
         maps, iterator_types = self.space or ([], [])
         bounds = traced_loop_bounds(self.kernel, self.options, self.space)
@@ -610,12 +704,18 @@ class KernelBuilder:
                     f"parameter `{parameter.arg}` of thread {thread.name} must be {what}, but is "
                     f"annotated {ast.unparse(parameter.annotation) if parameter.annotation else 'nothing'}",
                     "each thread takes one `name: CircularBuffer` per kernel tensor, in order, "
-                    "then `name: Semaphore` parameters",
+                    "then `name: Semaphore` parameters; a kernel-local CircularBuffer(shape) "
+                    "is used by its name in the kernel function, not passed",
                 )
             if expected is api.Semaphore:
                 semaphores.append(parameter.arg)
-        region_block = IRBlock(arg_types=[*self.cb_types, *[d2m.SemaphoreType()] * len(semaphores)])
-        for arg, name in zip(region_block.args, names):
+        local_types = [local.cb_type for local in self.local_cbs]
+        region_block = IRBlock(
+            arg_types=[*self.cb_types, *local_types, *[d2m.SemaphoreType()] * len(semaphores)]
+        )
+        local_names = [local.name for local in self.local_cbs]
+        region_names = [*names[: len(self.tensors)], *local_names, *names[len(self.tensors) :]]
+        for arg, name in zip(region_block.args, region_names):
             arg.name_hint = name
         compiler.compile(region_block)
         region = Region(region_block)
@@ -761,6 +861,12 @@ def _describe(value: object) -> str:
     return names.get(type(value), f"{type(value).__name__} {value!r}")
 
 
+def _block_tiles(cb: SSAValue) -> tuple[int, ...]:
+    """The block shape, in tiles, of a region's CB argument."""
+    assert isinstance(cb.type, d2m.CBType)
+    return cb.type.block.get_shape()
+
+
 def _assigned_names(statements: Sequence[ast.AST]) -> list[str]:
     """Names the statements (or assignment targets) assign, in order of first assignment."""
     names: dict[str, None] = {}
@@ -784,10 +890,12 @@ class ThreadCompiler:
         self.reduce_scalers: dict[TileType, Block] = {}
         self.depth = 0  # nesting of scf regions (loops, run-time branches)
         self.outstanding: list[Acquisition] = []  # waits/reserves not yet popped/pushed
-        # CB name -> this compute thread's pushes to it in the current straight-line
-        # code, oldest first: a wait() on that CB reads the oldest back (Acquisition).
-        self.own_pushes: dict[str, list[Acquisition]] = {}
+        # CB -> this compute thread's pushes to it in the current straight-line code,
+        # oldest first: a wait() on that CB reads the oldest back (Acquisition).
+        self.own_pushes: dict[SSAValue, list[Acquisition]] = {}
         self.in_flight: list[_InFlight] = []  # transfers on CB blocks not yet waited
+        # id of a kernel-local CB's declaration -> (its position, its handle)
+        self.local_cb_handles: dict[int, tuple[int, CBHandle]] = {}
         self.nodes: list[ast.AST] = []  # statements and expressions being compiled
 
     # ------------------------------------------------------------------ plumbing
@@ -844,17 +952,21 @@ class ThreadCompiler:
     def compile(self, region_block: IRBlock) -> None:
         self.block = self.entry_block = region_block
         tensors = self.kernel.tensors
+        local_cbs = self.kernel.local_cbs
         scope = self.frame.scope
         for position, parameter in enumerate(self.source.tree.args.args):
-            arg = region_block.args[position]
             if position < len(tensors):
-                cb_type = arg.type
-                assert isinstance(cb_type, d2m.CBType)
-                scope[parameter.arg] = CBHandle(
-                    parameter.arg, arg, tensors[position], cb_type.block.get_shape()
-                )
+                arg = region_block.args[position]
+                scope[parameter.arg] = CBHandle(parameter.arg, arg, _block_tiles(arg), tensors[position])
             else:
+                arg = region_block.args[position + len(local_cbs)]
                 scope[parameter.arg] = SemaphoreHandle(parameter.arg, arg)
+        self.local_cb_handles = {
+            id(local.declaration): (position, CBHandle(local.name, arg, _block_tiles(arg)))
+            for position, (local, arg) in enumerate(
+                zip(local_cbs, region_block.args[len(tensors) :])
+            )
+        }
         body = self.source.tree.body
         if body and isinstance(body[-1], ast.Return) and body[-1].value is None:
             body = body[:-1]
@@ -1170,7 +1282,21 @@ class ThreadCompiler:
 
     def evaluate(self, node: ast.expr) -> object:
         with self.located(node):
-            return self._evaluate(node)
+            value = self._evaluate(node)
+            if isinstance(value, api.CircularBuffer):
+                return self.local_cb(value)
+            return value
+
+    def local_cb(self, declaration: api.CircularBuffer) -> CBHandle:
+        """The handle of a kernel-local CB the thread names (from the kernel function)."""
+        if id(declaration) not in self.local_cb_handles:
+            raise DSLError(
+                f"{declaration!r} was not created by this kernel's function",
+                "create kernel-local CBs in the kernel function whose threads use them",
+            )
+        position, handle = self.local_cb_handles[id(declaration)]
+        self.kernel.used_local_cbs.add(position)
+        return handle
 
     def _evaluate(self, node: ast.expr) -> object:
         match node:
@@ -1565,10 +1691,10 @@ class ThreadCompiler:
         shape = logical_shape(cb.block_tile_shape)
         # A wait takes the oldest of this thread's own pushes back, or (when it cannot)
         # the CB's front; either way the pushes before it are no longer read back.
-        own_pushes = self.own_pushes.pop(cb.name, []) if kind == "wait" else []
+        own_pushes = self.own_pushes.pop(cb.value, []) if kind == "wait" else []
         if own_pushes and self._can_read_back(own_pushes[0]):
             sent = own_pushes.pop(0)
-            self.own_pushes[cb.name] = own_pushes
+            self.own_pushes[cb.value] = own_pushes
             reserve, *sent_ops = sent.ops
             for op in reversed(sent_ops):
                 op.detach()
@@ -1635,7 +1761,7 @@ class ThreadCompiler:
             return
         acquisition.ops.append(self.emit(d2m.PushOp(cb.value)))
         if self.is_compute:
-            self.own_pushes.setdefault(cb.name, []).append(acquisition)
+            self.own_pushes.setdefault(cb.value, []).append(acquisition)
 
     # -------------------------------------------------------------- data movement
 

@@ -22,12 +22,13 @@ TILE = 32
 
 @dataclass(frozen=True)
 class CBHandle:
-    """A thread's CircularBuffer parameter: the CB of kernel tensor `tensor`."""
+    """A CircularBuffer in a thread: a parameter, the CB of kernel tensor `tensor`, or a
+    kernel-local CB (`tensor` None) the thread names."""
 
     name: str
     value: SSAValue  # the region's block argument of type !d2m.cb
-    tensor: KernelTensor
     block_tile_shape: tuple[int, ...]  # one block, in tiles
+    tensor: KernelTensor | None = None
 
 
 @dataclass(eq=False)

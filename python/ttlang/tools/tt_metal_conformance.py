@@ -351,7 +351,7 @@ def example_programs() -> dict[str, Program]:
         return torch.zeros(*shape, dtype=torch.bfloat16)
 
     programs = {
-        "causal_mask": causal_mask.masked_scores.compile(*(bf16(*causal_mask.SHAPE) for _ in range(3))).program,
+        "causal_mask": causal_mask.masked_scores.compile(*(bf16(*causal_mask.SHAPE) for _ in range(2))).program,
         "eltwise_add": eltwise_add.add.compile(bf16(32, 32), bf16(32, 32), bf16(32, 32)).program,
         "fused_chain": fused_chain.fused_chain.compile(*(bf16(64, 64) for _ in range(4))).program,
         "matmul": matmul.matmul.compile(bf16(256, 512), bf16(512, 256), bf16(256, 256)).program,

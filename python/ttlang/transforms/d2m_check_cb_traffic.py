@@ -22,10 +22,18 @@ kernel tensor and by the thread's parameter:
       d2m.pop %x_cb_2
     }
 
-Only the CBs of tensors some thread moves with a DMA (`d2m.dma_read`/`dma_write` on
-the tensor) are checked: a tensor no thread moves is an implicit operand, whose reader
+The CBs of tensors some thread moves with a DMA (`d2m.dma_read`/`dma_write` on the
+tensor) are checked, and every kernel-local CB (a region's CB argument past the
+operands': `CircularBuffer(shape)` in the kernel function, backed by no tensor, so no
+pass writes its traffic). A tensor no thread moves is an implicit operand, whose reader
 or writer d2m-generate-datamovement writes. The pass changes nothing; it runs right
 after that one, when every operand of a kernel is DMA-moved.
+
+    ^bb0(%x_cb: !cb, %out_cb: !cb, %mask_cb: !cb):   // datamovement
+      %blk = d2m.reserve %mask_cb ...
+      d2m.fill_causal_mask %blk ...
+      d2m.push %mask_cb                     // error: pushes `mask_cb` (a kernel-local CB,
+                                            // cb 2) ..., but no thread waits for it
 """
 
 from __future__ import annotations
@@ -64,12 +72,43 @@ class _Traffic:
     waits: dict[int, Operation]
 
 
+def _unbalanced(op: Operation, thread: int, kind: str, index: int, tensor: str | None) -> PassError:
+    """The error for `op`, the first push (wait) of CB `index` with no wait (push) in any
+    thread; `tensor` names the operand the CB belongs to (None: a kernel-local CB)."""
+    cb = _name(op.cb, f"cb {index}")
+    what = f"the CB of `{tensor}`" if tensor else "a kernel-local CB"
+    if isinstance(op, d2m.PushOp):
+        fix = (
+            f"in a data-movement thread: `with {cb}.wait() as blk: dma(blk, {tensor}_acc[...]).wait()`"
+            if tensor
+            else f"in the thread that uses its blocks: `with {cb}.wait() as blk: ...`"
+        )
+        return PassError(
+            op,
+            f"pushes `{cb}` ({what}, cb {index}) in thread {thread} ({kind}), but no thread "
+            f"waits for it: its blocks never leave the core"
+            + (f" and `{tensor}` is never written" if tensor else "")
+            + f". Drain it {fix}.",
+        )
+    fix = (
+        f"in a data-movement thread: `with {cb}.reserve() as blk: dma({tensor}_acc[...], blk).wait()`"
+        if tensor
+        else f"in the thread that makes its blocks: `with {cb}.reserve() as blk: ...`"
+    )
+    return PassError(
+        op,
+        f"waits for `{cb}` ({what}, cb {index}) in thread {thread} ({kind}), but no thread "
+        f"pushes it: the wait never returns. Fill it {fix}.",
+    )
+
+
 def check_generic(generic: d2m.GenericOp) -> None:
     operands = [*generic.inputs, *generic.outputs]
-    traffic = [_Traffic({}, {}) for _ in operands]
-    for thread, region in enumerate(generic.thread_regions):
-        cb_args = region.block.args[: len(operands)]
-        position = {arg: index for index, arg in enumerate(cb_args)}
+    regions = list(generic.thread_regions)
+    checked = len(operands) + (len(generic.local_cb_types(regions[0])) if regions else 0)
+    traffic = [_Traffic({}, {}) for _ in range(checked)]
+    for thread, region in enumerate(regions):
+        position = {arg: index for index, arg in enumerate(region.block.args[:checked])}
         for op in region.walk():
             if isinstance(op, d2m.PushOp | d2m.WaitOp) and op.cb in position:
                 record = traffic[position[op.cb]]
@@ -77,30 +116,15 @@ def check_generic(generic: d2m.GenericOp) -> None:
                 seen.setdefault(thread, op)
     moved = _moved_tensors(generic)
     kinds = [str(attr.data) for attr in generic.threads]
-    for index, (tensor, record) in enumerate(zip(operands, traffic)):
-        if tensor not in moved:
-            continue
-        tensor_name = _name(tensor, f"operand {index}")
-        if record.pushes and not record.waits:
-            thread, op = next(iter(record.pushes.items()))
-            cb = _name(op.cb, f"cb {index}")
-            raise PassError(
-                op,
-                f"pushes `{cb}` (the CB of `{tensor_name}`, cb {index}) in thread {thread} "
-                f"({kinds[thread]}), but no thread waits for it: its blocks never leave the "
-                f"core and `{tensor_name}` is never written. Drain it in a data-movement "
-                f"thread: `with {cb}.wait() as blk: dma(blk, {tensor_name}_acc[...]).wait()`.",
-            )
-        if record.waits and not record.pushes:
-            thread, op = next(iter(record.waits.items()))
-            cb = _name(op.cb, f"cb {index}")
-            raise PassError(
-                op,
-                f"waits for `{cb}` (the CB of `{tensor_name}`, cb {index}) in thread {thread} "
-                f"({kinds[thread]}), but no thread pushes it: the wait never returns. Fill "
-                f"it in a data-movement thread: `with {cb}.reserve() as blk: "
-                f"dma({tensor_name}_acc[...], blk).wait()`.",
-            )
+    for index, record in enumerate(traffic):
+        tensor = None
+        if index < len(operands):  # a kernel-local CB is always checked
+            if operands[index] not in moved:
+                continue
+            tensor = _name(operands[index], f"operand {index}")
+        if bool(record.pushes) != bool(record.waits):
+            thread, op = next(iter((record.pushes or record.waits).items()))
+            raise _unbalanced(op, thread, kinds[thread], index, tensor)
 
 
 class D2MCheckCBTraffic(ModulePass):

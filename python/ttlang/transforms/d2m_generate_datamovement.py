@@ -2,7 +2,9 @@
 (those no thread moves with DMA) as ordinary data-movement IR.
 
 An operand is implicit when no `d2m.dma_read` reads it and no `d2m.dma_write` writes
-it, and the compute thread uses its CB. Implicit operands are sharded over the grid
+it, and the compute thread uses its CB. Kernel-local CBs (the regions' CB arguments
+past the operands') belong to no operand and get no data movement; new regions get
+them too. Implicit operands are sharded over the grid
 by the generic's iteration space (docs/dsl.md, "Implicit operands"):
 
 - Loop dims: the generic's `indexing_maps` (one per operand, results a loop dim or 0)
@@ -266,9 +268,9 @@ def _implicit_operands(generic: d2m.GenericOp) -> list[int]:
         elif isinstance(op, d2m.DMAWriteOp):
             moved.add(op.dst)
         elif isinstance(op, d2m.FillCausalMaskOp):
-            reserve = op.block.owner
-            if isinstance(reserve, d2m.ReserveOp) and isinstance(reserve.cb, BlockArgument):
-                moved.add(generic.operands[reserve.cb.index])
+            cb = op.block.owner.cb if isinstance(op.block.owner, d2m.ReserveOp) else None
+            if isinstance(cb, BlockArgument) and cb.index < len(generic.operands):  # not kernel-local
+                moved.add(generic.operands[cb.index])
     kinds = generic.thread_kinds
     if d2m.ThreadType.COMPUTE not in kinds:
         return []

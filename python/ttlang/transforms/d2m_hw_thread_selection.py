@@ -19,6 +19,10 @@ threads come last) is merged into a thread the core keeps:
   before the first kept data-movement thread's body;
 - anything else cannot be merged: a PassError at the generic.
 
+Regions share their block arguments' layout (operand CBs, kernel-local CBs,
+semaphores), so a merged body's arguments map one to one onto its target's; a
+kernel-local CB keeps its block count, since generated threads never use one.
+
 The rule that keeps a merge from deadlocking: the merged writer runs only after the
 thread's own work, so nothing drains its CBs until then; the compute thread would stop
 on a full output CB while the thread it shares waits for compute (its reader's next

@@ -231,14 +231,14 @@ def bind_compute_region(generic: d2m.GenericOp, entry: Block) -> None:
     for op in entry.walk():
         if isinstance(op, GenericOp):
             _check_generic_blocks(op)
-    operand_cbs = sum(isinstance(arg.type, d2m.CBType) for arg in entry.args)
+    thread_cbs = sum(isinstance(arg.type, d2m.CBType) for arg in entry.args)
     local_cbs = sum(isinstance(op, d2m.LocalCBOp) for op in entry.ops)
     max_cbs = device_of(generic).max_cbs.data
-    if operand_cbs + local_cbs > max_cbs:
+    if thread_cbs + local_cbs > max_cbs:
         raise PassError(
             generic,
-            f"needs {operand_cbs + local_cbs} circular buffers ({operand_cbs} operands, "
-            f"{local_cbs} compute temporaries), more than the {max_cbs} a core has.",
+            f"needs {thread_cbs + local_cbs} circular buffers ({thread_cbs} of operands and "
+            f"kernel-local, {local_cbs} compute temporaries), more than the {max_cbs} a core has.",
         )
 
 

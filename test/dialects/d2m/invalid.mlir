@@ -206,6 +206,34 @@ func.func @extra_argument(%in: !dram) {
 
 // -----
 
+// Kernel-local CBs (CB arguments after the operands') come before the semaphores.
+!dram = memref<2x2x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<dram>>
+!cb = !d2m.cb<memref<2x2x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<l1>>>
+func.func @kernel_local_cb_after_a_semaphore(%in: !dram) {
+  // expected-error @+1 {{block argument 3 of region 0 comes after the CBs, so it must be a !d2m.semaphore, but it is !d2m.cb<memref<2x2x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<l1>>>.}}
+  d2m.generic {grid = #ttcore.grid<1x1>, block_factors = [1, 1], threads = [#d2m.thread<datamovement>]} ins(%in : !dram) outs() {
+  ^bb0(%cb: !cb, %local: !cb, %sem: !d2m.semaphore, %late: !cb):
+  }
+  return
+}
+
+// -----
+
+// Every thread sees the same kernel-local CBs.
+!dram = memref<2x2x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<dram>>
+!cb = !d2m.cb<memref<2x2x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<l1>>>
+func.func @kernel_local_cbs_differ(%in: !dram) {
+  // expected-error @+1 {{region 1 has 0 kernel-local CBs and region 0 1, or their types differ; every thread sees the same kernel-local CBs.}}
+  d2m.generic {grid = #ttcore.grid<1x1>, block_factors = [1, 1], threads = [#d2m.thread<datamovement>, #d2m.thread<datamovement>]} ins(%in : !dram) outs() {
+  ^bb0(%cb: !cb, %local: !cb):
+  }, {
+  ^bb0(%cb_1: !cb):
+  }
+  return
+}
+
+// -----
+
 !cb = !d2m.cb<memref<2x2x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<l1>>>
 func.func @wait_memref(%cb: !cb) {
   // expected-error @+1 {{'d2m.wait' op returns the CB's block, memref<2x2x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<l1>>, but the result type is memref<1x2x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<l1>>.}}

@@ -239,6 +239,19 @@ def test_a_block_of_another_threads_cb_is_not_usable_after_its_pop():
         compute_kernel(body).frontend_module(TILE, TILE)
 
 
+def test_a_kernel_local_cb_is_created_in_the_kernel_function():
+    """CircularBuffer(shape) outside a kernel function (at import, or run at compile
+    time in a thread) is an error that says where it belongs."""
+    with pytest.raises(DSLError, match="created in a @pykernel_gen kernel function"):
+        CircularBuffer((32, 32))
+
+    def body(x_cb: CircularBuffer, out_cb: CircularBuffer):
+        scratch = CircularBuffer((32, 32))
+
+    with pytest.raises(KernelError, match="created in a @pykernel_gen kernel function"):
+        compute_kernel(body).frontend_module(TILE, TILE)
+
+
 def test_compile_time_assert():
     def body(x_cb: CircularBuffer, out_cb: CircularBuffer):
         assert 2 + 2 == 5, "arithmetic is broken"

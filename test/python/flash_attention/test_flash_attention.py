@@ -148,7 +148,8 @@ def test_implicit_causal_needs_equal_chunks(fa):
 def test_implicit_causal_pairs_short_and_long_rows(fa):
     """[1, 8, 2048, 64] causal, the default kernel: 128-row Q chunks, two per core of
     the 8x8 grid (dealt serpentine), the mask filled in the kernel
-    (fill_causal_mask_tile) and the K/V chunks multicast along grid columns."""
+    (fill_causal_mask_tile) into a kernel-local CB, with no mask tensor in DRAM, and
+    the K/V chunks multicast along grid columns."""
     compiled = fa.compile_flash_attention((1, 8, 2048, 64), causal=True)
     assert compiled.kernel == "implicit"
     assert (compiled.q_chunk, compiled.k_chunk, compiled.grid) == (128, 128, (8, 8))
@@ -156,6 +157,10 @@ def test_implicit_causal_pairs_short_and_long_rows(fa):
     masks = [name for name, source in sources.items() if "fill_causal_mask_tile(" in source]
     multicasts = [name for name, source in sources.items() if "noc_async_write_multicast" in source]
     assert masks and multicasts and masks != multicasts  # the mask fill and the K/V reader
+    program = compiled.artifact.program
+    assert [buffer.name for buffer in program.buffers] == ["q", "k", "v", "out"]
+    (mask_cb,) = [cb for cb in program.cbs if cb.name == "mask_cb"]
+    assert mask_cb.num_pages == 2 * (128 // 32) ** 2  # two 128x128 blocks
 
 
 def test_causal_mask_band(fa):

@@ -13,6 +13,7 @@ Most cases fill one slot of `kernel(...)`, a valid kernel over x (64x64, blocks 
 
 from __future__ import annotations
 
+import contextlib
 import math
 
 import torch
@@ -28,6 +29,7 @@ from ttlang import (
     datamovement,
     dma,
     fill,
+    fill_causal_mask,
     full,
     maximum,
     pykernel_gen,
@@ -416,6 +418,140 @@ def input_never_filled():
             o.store(a + a)
 
     compile_with(body, reader_body, y=X, block_factors=[(2, 2), (2, 2), (2, 2)])
+
+
+# ====================================================================== kernel-local CBs
+
+
+def mask_cb_of_64x64():
+    return CircularBuffer((64, 64))
+
+
+def local_cb_kernel(declare=mask_cb_of_64x64, fill=True, drain=True):
+    """x and out (64x64, one 2x2-tile block) and the kernel-local CB `declare()` makes:
+    the reader fills it with the causal mask (`fill`), compute adds it to x (`drain`)."""
+
+    @pykernel_gen(grid=(1, 1), block_factors=[(2, 2), (2, 2)])
+    def masked(x, out):
+        x_acc, out_acc = TensorAccessor(x), TensorAccessor(out)
+        mask_cb = declare()
+
+        @compute()
+        def add(x_cb: CircularBuffer, out_cb: CircularBuffer):
+            with x_cb.wait() as a, out_cb.reserve() as o:
+                if drain:
+                    with mask_cb.wait() as m:  # <- local_cb_drain
+                        o.store(a + m)
+                else:
+                    o.store(a + a)
+
+        @datamovement()
+        def reader(x_cb: CircularBuffer, out_cb: CircularBuffer):
+            with x_cb.reserve() as blk:
+                dma(x_acc[0, 0], blk).wait()
+            if fill:
+                with mask_cb.reserve() as blk:  # <- local_cb_fill
+                    fill_causal_mask(blk, 0, 0)
+
+        @datamovement()
+        def writer(x_cb: CircularBuffer, out_cb: CircularBuffer):
+            with out_cb.wait() as blk:
+                dma(blk, out_acc[0, 0]).wait()
+
+        return Program(add, reader, writer)(x, out)
+
+    return masked.compile(OUT, OUT)
+
+
+@bad(KernelError, "CircularBuffer `mask_cb` has block shape (48, 64)", "in elements")
+def local_cb_shape_not_whole_tiles():
+    local_cb_kernel(lambda: CircularBuffer((48, 64)))  # <- local_cb_shape_not_whole_tiles
+
+
+@bad(KernelError, "block shape 64", "tuple of positive ints")
+def local_cb_shape_not_a_tuple():
+    local_cb_kernel(lambda: CircularBuffer(64))  # <- local_cb_shape_not_a_tuple
+
+
+@bad(KernelError, "dtype 'bfloat8_b'", "bfloat16 or float32")
+def local_cb_in_bfp8():
+    local_cb_kernel(lambda: CircularBuffer((64, 64), dtype="bfloat8_b"))  # <- local_cb_in_bfp8
+
+
+@bad(KernelError, "buffer_factor=0", "positive int")
+def local_cb_without_blocks():
+    local_cb_kernel(lambda: CircularBuffer((64, 64), buffer_factor=0))  # <- local_cb_without_blocks
+
+
+@bad(KernelError, "CircularBuffer `mask_cb` is used by no thread", at="local_cb_declared")
+def local_cb_used_by_no_thread():
+    @pykernel_gen(grid=(1, 1))
+    def unused(x, out):
+        mask_cb = CircularBuffer((32, 32))  # <- local_cb_declared
+
+        @compute()
+        def copy(x_cb: CircularBuffer, out_cb: CircularBuffer):
+            with x_cb.wait() as a, out_cb.reserve() as o:
+                o.store(a)
+
+        return Program(copy)(x, out)
+
+    unused.compile(TensorSpec((32, 32)), TensorSpec((32, 32)))
+
+
+@bad(KernelError, "pushes `mask_cb` (a kernel-local CB, cb 2)", "no thread waits for it", at="local_cb_fill")
+def local_cb_filled_never_consumed():
+    local_cb_kernel(drain=False)
+
+
+@bad(KernelError, "waits for `mask_cb` (a kernel-local CB, cb 2)", "no thread pushes it", at="local_cb_drain")
+def local_cb_consumed_never_filled():
+    local_cb_kernel(fill=False)
+
+
+@bad(KernelError, "`mask_cb` of thread add must be a Semaphore", "used by its name")
+def local_cb_passed_as_a_parameter():
+    @pykernel_gen(grid=(1, 1))
+    def passed(x, out):
+        mask_cb = CircularBuffer((32, 32))
+
+        @compute()
+        def add(x_cb, out_cb, mask_cb: CircularBuffer):  # <- local_cb_passed_as_a_parameter
+            with x_cb.wait() as a, out_cb.reserve() as o, mask_cb.wait() as m:
+                o.store(a + m)
+
+        return Program(add)(x, out)
+
+    passed.compile(TensorSpec((32, 32)), TensorSpec((32, 32)))
+
+
+@bad(KernelError, "was not created by this kernel's function", "create kernel-local CBs")
+def local_cb_of_another_kernel():
+    stolen = []
+
+    @pykernel_gen(grid=(1, 1))
+    def first(x, out):
+        stolen.append(CircularBuffer((32, 32)))
+
+        @compute()
+        def copy(x_cb, out_cb):
+            with x_cb.wait() as a, out_cb.reserve() as o, stolen[0].wait() as m:
+                o.store(a + m)
+
+        return Program(copy)(x, out)
+
+    @pykernel_gen(grid=(1, 1))
+    def second(x, out):
+        @compute()
+        def copy(x_cb, out_cb):
+            with x_cb.wait() as a, out_cb.reserve() as o, stolen[0].wait() as m:  # <- local_cb_of_another_kernel
+                o.store(a + m)
+
+        return Program(copy)(x, out)
+
+    with contextlib.suppress(KernelError):
+        first.compile(TensorSpec((32, 32)), TensorSpec((32, 32)))  # nothing fills it
+    second.compile(TensorSpec((32, 32)), TensorSpec((32, 32)))
 
 
 # ====================================================================== data movement
@@ -1124,6 +1260,31 @@ def reader_sends_more_than_compute_takes():
             dma(y_acc[0, 0], blk).wait()
 
     kernel(reader_body=reader_body)(*tensors())
+
+
+@bad(EmulatorError, "deadlock", "`mask_cb` (cb 2): cb_wait_front wants 4 page(s)")
+def compute_waits_for_a_second_mask_never_filled():
+    # balanced as far as the compiler sees (one push, waits), short by one at run time
+    @pykernel_gen(grid=(1, 1), block_factors=[(2, 2), (2, 2)])
+    def masked_twice(x, out):  # x and out implicit
+        mask_cb = CircularBuffer((64, 64))
+
+        @compute()
+        def add(x_cb: CircularBuffer, out_cb: CircularBuffer):
+            with x_cb.wait() as a, mask_cb.wait() as m, out_cb.reserve() as o:
+                o.store(a + m)
+            with mask_cb.wait() as m:
+                pass
+
+        @datamovement()
+        def masks(x_cb: CircularBuffer, out_cb: CircularBuffer):
+            with mask_cb.reserve() as blk:
+                fill_causal_mask(blk, 0, 0)
+
+        return Program(add, masks)(x, out)
+
+    x = torch.ones(64, 64, dtype=torch.bfloat16)
+    masked_twice(x, torch.zeros_like(x))
 
 
 @bad(EmulatorError, "core (0,0) reader", "tile index [0, 1] of `x` (2x2 tiles)", "in dim 1 it covers tiles 1..2")

@@ -46,3 +46,30 @@ func.func @implicit_output(%x: !dram, %out: !dram) {
   }
   return
 }
+
+// A kernel-local CB (the CB argument after the operands') filled by one thread and
+// drained by another is balanced; so is one a thread fills and drains itself.
+// CHECK-LABEL: func.func @kernel_local_cbs
+// CHECK: d2m.push %mask_cb
+// CHECK: d2m.wait %mask_cb_1
+func.func @kernel_local_cbs(%out: !dram) {
+  d2m.generic {grid = #ttcore.grid<1x1>, block_factors = [1, 1], threads = [#d2m.thread<datamovement>, #d2m.thread<datamovement>]} ins() outs(%out : !dram) {
+  ^bb0(%out_cb: !cb, %mask_cb: !cb, %own_cb: !cb):
+    %c0 = arith.constant 0 : index
+    %blk = d2m.reserve %mask_cb : !cb -> !l1
+    d2m.fill_causal_mask %blk, %c0, %c0 : !l1
+    d2m.push %mask_cb : !cb
+    %mine = d2m.reserve %own_cb : !cb -> !l1
+    d2m.push %own_cb : !cb
+    %again = d2m.wait %own_cb : !cb -> !l1
+    d2m.pop %own_cb : !cb
+  }, {
+  ^bb0(%out_cb_1: !cb, %mask_cb_1: !cb, %own_cb_1: !cb):
+    %c0 = arith.constant 0 : index
+    %blk = d2m.wait %mask_cb_1 : !cb -> !l1
+    %tx = d2m.dma_write %blk, %out[%c0, %c0] : !l1, !dram -> !d2m.mem_tx
+    d2m.dma_wait %tx
+    d2m.pop %mask_cb_1 : !cb
+  }
+  return
+}

@@ -50,3 +50,49 @@ func.func @waited_never_pushed(%x: !dram, %out: !dram) {
   }
   return
 }
+
+// -----
+
+!tile = !ttcore.tile<32x32, bf16>
+!dram = memref<1x1x!tile, #ttcore.memory_space<dram>>
+!l1 = memref<1x1x!tile, #ttcore.memory_space<l1>>
+!cb = !d2m.cb<!l1>
+// A kernel-local CB is always checked (no pass writes its traffic): the mask is filled
+// and never consumed.
+func.func @kernel_local_pushed_never_waited(%out: !dram) {
+  d2m.generic {grid = #ttcore.grid<1x1>, block_factors = [1, 1], threads = [#d2m.thread<datamovement>]} ins() outs(%out : !dram) {
+  ^bb0(%out_cb: !cb, %mask_cb: !cb):
+    %c0 = arith.constant 0 : index
+    %blk = d2m.reserve %mask_cb : !cb -> !l1
+    d2m.fill_causal_mask %blk, %c0, %c0 : !l1
+    // expected-error @+1 {{pushes `mask_cb` (a kernel-local CB, cb 1) in thread 0 (datamovement), but no thread waits for it: its blocks never leave the core. Drain it in the thread that uses its blocks: `with mask_cb.wait() as blk: ...`.}}
+    d2m.push %mask_cb : !cb
+  }
+  return
+}
+
+// -----
+
+!tile = !ttcore.tile<32x32, bf16>
+!dram = memref<1x1x!tile, #ttcore.memory_space<dram>>
+!l1 = memref<1x1x!tile, #ttcore.memory_space<l1>>
+!cb = !d2m.cb<!l1>
+!t = tensor<1x1x!tile>
+// Compute waits for a kernel-local CB no thread fills, in a kernel whose tensors are
+// all implicit (not checked).
+func.func @kernel_local_waited_never_pushed(%x: !dram, %out: !dram) {
+  d2m.generic {grid = #ttcore.grid<1x1>, block_factors = [1, 1], threads = [#d2m.thread<compute>, #d2m.thread<datamovement>]} ins(%x : !dram) outs(%out : !dram) {
+  ^bb0(%x_cb: !cb, %out_cb: !cb, %mask_cb: !cb):
+    %a = d2m.wait %x_cb : !cb -> !t
+    // expected-error @+1 {{waits for `mask_cb` (a kernel-local CB, cb 2) in thread 0 (compute), but no thread pushes it: the wait never returns. Fill it in the thread that makes its blocks: `with mask_cb.reserve() as blk: ...`.}}
+    %m = d2m.wait %mask_cb : !cb -> !t
+    %o = d2m.reserve %out_cb : !cb -> !t
+    d2m.store %o, %a : !t, !t
+    d2m.push %out_cb : !cb
+    d2m.pop %mask_cb : !cb
+    d2m.pop %x_cb : !cb
+  }, {
+  ^bb0(%x_cb_1: !cb, %out_cb_1: !cb, %mask_cb_1: !cb):
+  }
+  return
+}

@@ -210,7 +210,7 @@ func.func @data_movement_buffer(%din: !dram, %dout: !dram) {
 !cb = !d2m.cb<!l1>
 #id = affine_map<(d0, d1) -> (d0, d1)>
 func.func @too_many_cbs(%din: !dram, %dout: !dram) {
-  // expected-error @+1 {{needs 33 circular buffers (2 operands, 31 compute temporaries), more than the 32 a core has.}}
+  // expected-error @+1 {{needs 33 circular buffers (2 of operands and kernel-local, 31 compute temporaries), more than the 32 a core has.}}
   d2m.generic {grid = #ttcore.grid<1x1>, block_factors = [1, 1], threads = [#d2m.thread<compute>]} ins(%din : !dram) outs(%dout : !dram) {
   ^bb0(%in_cb: !cb, %out_cb: !cb):
     %x = d2m.wait %in_cb : !cb -> !l1
