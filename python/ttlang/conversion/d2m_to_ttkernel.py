@@ -37,7 +37,8 @@ op family, `CB_DMA_SEMAPHORE_PATTERNS`; the tile ops by one lowering function pe
   the next row's tiles).
 - Multicast: `d2m.dma_mcast` -> `noc_async_write_multicast` of the block to the same
   address on the rectangle's cores other than the sender; the rectangle's corners are
-  the NoC coordinates of its first and last column and row (the `noc_x`/`noc_y` args).
+  the NoC coordinates of its first and last column and row (the `noc_x`/`noc_y` args);
+  a `linked` one passes `linked = true`.
 - Semaphores (the generic's block arguments after the CBs; id = position among them):
   `semaphore_wait` -> `noc_semaphore_wait` (+ `noc_semaphore_set` of the reset value);
   `semaphore_set` -> `noc_semaphore_set` here and, with a core or rectangle,
@@ -756,7 +757,9 @@ class LowerMulticast(ConversionPattern):
         corner, extent = [k.value(v) for v in op.core], [k.value(v) for v in op.mcast]
         rectangle, receivers = k.core_rectangle(corner, extent, builder)
         address = builder.insert(ttkernel.GetNocMulticastAddrOp(*rectangle, target)).result
-        builder.insert(ttkernel.NocAsyncWriteMulticastOp(source, address, size, receivers))
+        builder.insert(
+            ttkernel.NocAsyncWriteMulticastOp(source, address, size, receivers, op.linked is not None)
+        )
         k.transfers[op.tx] = False
 
 

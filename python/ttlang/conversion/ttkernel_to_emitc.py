@@ -86,12 +86,13 @@ def _call(
     result_types: list[Attribute],
     template_args: tuple[str, ...] = (),
     literal_args: tuple[Attribute, ...] = (),
+    trailing_args: tuple[Attribute, ...] = (),
 ) -> EmitC_CallOpaqueOp:
-    """`callee<template_args>(literal_args..., operands...)`."""
+    """`callee<template_args>(literal_args..., operands..., trailing_args...)`."""
     args = None
-    if literal_args:
+    if literal_args or trailing_args:
         operand_refs = [IntegerAttr(i, IndexType()) for i in range(len(operands))]
-        args = ArrayAttr([*literal_args, *operand_refs])
+        args = ArrayAttr([*literal_args, *operand_refs, *trailing_args])
     return EmitC_CallOpaqueOp(
         callee,
         operands,
@@ -153,6 +154,7 @@ class LowerKernelCall(RewritePattern):
                 [r.type for r in op.results],
                 op.cpp_template_args(),
                 op.cpp_literal_args(),
+                op.cpp_trailing_literal_args(),
             )
         )
 

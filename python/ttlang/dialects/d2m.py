@@ -46,6 +46,7 @@ from xdsl.dialects.builtin import (
     IntegerType,
     StringAttr,
     TensorType,
+    UnitAttr,
     i32,
 )
 from xdsl.dialects.utils import EnumAttribute
@@ -1179,7 +1180,9 @@ class DMAWriteOp(IRDLOperation):
 class DMAMulticastOp(IRDLOperation):
     """Starts copying the L1 block `src` into the L1 block `dst` (same address) on every
     core of the rectangle whose top-left core is `core` and whose shape is `mcast`
-    (rows, columns of cores)."""
+    (rows, columns of cores). `linked`: the NoC keeps the multicast's path for the
+    sender's next multicast, which must go to the same rectangle (tt-metal's `linked`;
+    the last of a chain, typically the semaphore set telling the receivers, is not)."""
 
     name = "d2m.dma_mcast"
 
@@ -1187,18 +1190,28 @@ class DMAMulticastOp(IRDLOperation):
     dst = operand_def(MemRefType)
     core = var_operand_def(IndexType)
     mcast = var_operand_def(IndexType)
+    linked = opt_prop_def(UnitAttr)
     tx = result_def(MemTxType)
 
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
     assembly_format = (
-        "$src `,` $dst `core` `[` $core `]` `mcast` `[` $mcast `]` attr-dict "
+        "$src `,` $dst `core` `[` $core `]` `mcast` `[` $mcast `]` (`linked` $linked^)? attr-dict "
         "`:` type($src) `,` type($dst) `->` type($tx)"
     )
 
     def __init__(
-        self, src: SSAValue, dst: SSAValue, core: Sequence[SSAValue], mcast: Sequence[SSAValue]
+        self,
+        src: SSAValue,
+        dst: SSAValue,
+        core: Sequence[SSAValue],
+        mcast: Sequence[SSAValue],
+        linked: bool = False,
     ):
-        super().__init__(operands=[src, dst, core, mcast], result_types=[MemTxType()])
+        super().__init__(
+            operands=[src, dst, core, mcast],
+            result_types=[MemTxType()],
+            properties={"linked": UnitAttr()} if linked else {},
+        )
 
     def verify_(self) -> None:
         for operand in (self.src, self.dst):

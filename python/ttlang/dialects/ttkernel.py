@@ -38,6 +38,7 @@ from xdsl.dialects.builtin import (
     Float32Type,
     IntegerAttr,
     StringAttr,
+    UnitAttr,
     i32,
     i64,
 )
@@ -57,6 +58,7 @@ from xdsl.irdl import (
     irdl_attr_definition,
     irdl_op_definition,
     operand_def,
+    opt_prop_def,
     param_def,
     prop_def,
     result_def,
@@ -281,8 +283,9 @@ class TTKernelOp(IRDLOperation):
     - `cpp_operands()`: the operands the call takes, in its order (all of them unless
       the release moved one elsewhere);
     - `THREADS`: `compute`, `datamovement` or `any`;
-    - `cpp_template_args()` / `cpp_literal_args()`: template arguments and leading
-      literal arguments of the call, as C++ text / attributes;
+    - `cpp_template_args()` / `cpp_literal_args()` / `cpp_trailing_literal_args()`:
+      template arguments, leading and trailing literal arguments of the call, as C++
+      text / attributes;
     - `CPP_DEFINITION`: the C++ definition of the callee when tt-metal has none, put in
       the kernel's source before kernel_main.
     """
@@ -304,6 +307,9 @@ class TTKernelOp(IRDLOperation):
         return ()
 
     def cpp_literal_args(self) -> tuple[Attribute, ...]:
+        return ()
+
+    def cpp_trailing_literal_args(self) -> tuple[Attribute, ...]:
         return ()
 
     def verify_(self) -> None:
@@ -1794,19 +1800,34 @@ class GetNocMulticastAddrOp(_DataMovementOp):
 @irdl_op_definition
 class NocAsyncWriteMulticastOp(_DataMovementOp):
     """Starts writing `size` bytes at L1 `src_l1_addr` to `num_dests` cores at the
-    multicast address `dst_mcast_addr`."""
+    multicast address `dst_mcast_addr`; `linked` (the call's `linked = true`): the NoC
+    keeps the path for the sender's next multicast, to the same cores."""
 
     name = "ttkernel.noc_async_write_multicast"
     src_l1_addr = operand_def(I32)
     dst_mcast_addr = operand_def(I64)
     size = operand_def(I32)
     num_dests = operand_def(I32)
-    assembly_format = _i32_operands_op(["src_l1_addr", "dst_mcast_addr", "size", "num_dests"])
+    linked = opt_prop_def(UnitAttr)
+    assembly_format = (
+        "`(` $src_l1_addr `,` $dst_mcast_addr `,` $size `,` $num_dests `)` (`linked` $linked^)? attr-dict"
+    )
 
     def __init__(
-        self, src_l1_addr: SSAValue, dst_mcast_addr: SSAValue, size: SSAValue, num_dests: SSAValue
+        self,
+        src_l1_addr: SSAValue,
+        dst_mcast_addr: SSAValue,
+        size: SSAValue,
+        num_dests: SSAValue,
+        linked: bool = False,
     ):
-        super().__init__(operands=[src_l1_addr, dst_mcast_addr, size, num_dests])
+        super().__init__(
+            operands=[src_l1_addr, dst_mcast_addr, size, num_dests],
+            properties={"linked": UnitAttr()} if linked else {},
+        )
+
+    def cpp_trailing_literal_args(self) -> tuple[Attribute, ...]:
+        return (EmitC_OpaqueAttr(StringAttr("true")),) if self.linked is not None else ()
 
 
 @irdl_op_definition

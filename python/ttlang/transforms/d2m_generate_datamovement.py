@@ -99,13 +99,19 @@ the same blocks) is read once per grid row (column, or grid) by its first core a
 multicast to the others with tt-metal's handshake on two new semaphores per set of
 shared grid dims: each receiver reserves its blocks and increments the sender's
 `ready`; the sender reads the blocks, waits for all receivers, multicasts each block
-into the same CB slot as soon as its own read is through (one block's multicast
-overlaps the next one's read) and sets their `valid` (inputs moving at one level with the
+into the same CB slot and sets their `valid` (inputs moving at one level with the
 same senders, like FlashAttention's k and v, share one handshake; a core first takes
-one branch per combination of its roles, in which it issues all its DRAM reads and
-`ready`s before the handshakes, run in the same order on every core). Outputs get a
-writer: `wait`, `dma_write`, `dma_wait`, `pop`. CBs keep their block count (2 by
-default: the reader fills one block while compute uses the other).
+one branch per combination of its roles, in which it issues its first DRAM read and
+its `ready`s before the handshakes, run in the same order on every core). A sender
+reads its blocks one after the other: once a block's read is through it issues the
+next block's read, then multicasts this one, so each multicast overlaps the next read
+(`noc_async_read_barrier` waits for every read in flight: with all reads issued
+first, the first multicast would wait for the last read). The multicasts of a
+handshake are `linked` (the NoC keeps the path for the next one, to the same cores)
+and the `valid` set follows them without a write barrier (writes on a NoC arrive in
+order, tt-metal's pattern); their write barriers come last. Outputs get a writer:
+`wait`, `dma_write`, `dma_wait`, `pop`. CBs keep their block count (2 by default: the
+reader fills one block while compute uses the other).
 
 The reader goes into the first data-movement thread whose body is empty (`pass`),
 the writer into the next; missing ones are added as new data-movement threads, even
@@ -142,12 +148,12 @@ of `out`):
             scf.if %sends_a {
               scf.if %sends_b {                      // core (0, 0): sends both
                 %ta = d2m.dma_read %a[%row, %col], %a_blk : ...
-                %tb = d2m.dma_read %b[%row2, %col2], %b_blk : ...
                 d2m.semaphore_wait %a_ready, %c1 reset %c0
                 d2m.dma_wait %ta
-                %ma = d2m.dma_mcast %a_blk, %a_blk core[%y, %c0] mcast[%c1, %c2] : ...
-                d2m.dma_wait %ma
+                %tb = d2m.dma_read %b[%row2, %col2], %b_blk : ...   // in flight during a's multicast
+                %ma = d2m.dma_mcast %a_blk, %a_blk core[%y, %c0] mcast[%c1, %c2] linked : ...
                 d2m.semaphore_set %a_valid, %c1 core[%y, %c0] mcast[%c1, %c2]
+                d2m.dma_wait %ma
                 ... the same for b (d2m.dma_wait %tb before its multicast), down the column ...
               } else { ... sends a, receives b ... }
             } else {
@@ -944,6 +950,7 @@ def _multicast(
     first step of its backward loop waits for the sender's `go` (`_joiners`) before
     its `ready`."""
     emit, constant = writer.emit, writer.constant
+    assert receivers_of is None or len(groups) == 1, "a counted multicast is one group's"
     sender_at = {g: writer.space.grid[g] - 1 if backward else 0 for g in range(GRID_RANK)}
     conditions = []
     for shared, _, _ in groups:
@@ -957,16 +964,26 @@ def _multicast(
         return [constant(sender_at[g]) if g in shared else writer.core[g] for g in range(GRID_RANK)]
 
     def handshakes(branch: Block, sends: Sequence[bool]) -> None:
-        """A core's part in every group: its DRAM reads issued and its `ready`s sent
-        first, then the handshakes in group order; a sender waits for its receivers'
-        `ready`s, then multicasts each block as soon as its own read is through (one
-        block's multicast overlaps the next one's read)."""
-        reads = {
-            l1: emit(d2m.DMAReadOp(source, indices, l1), branch).tx
+        """A core's part in every group: its first DRAM read issued and its `ready`s
+        sent first, then the handshakes in group order; a sender waits for its
+        receivers' `ready`s, then for each block waits for its read, issues the next
+        block's read and multicasts this one, so that the multicast overlaps the next
+        read (a read barrier waits for every read in flight: reading all blocks at
+        once, the first multicast would wait for the last read)."""
+        sent = [
+            member
             for (_, _, members), sending in zip(groups, sends)
             if sending
-            for _, l1, source, indices in members
-        }
+            for member in members
+        ]
+        reads: dict[SSAValue, SSAValue] = {}
+
+        def read(position: int, at: Block) -> None:
+            if position < len(sent):
+                _, l1, source, indices = sent[position]
+                reads[l1] = emit(d2m.DMAReadOp(source, indices, l1), at).tx
+
+        read(0, branch)
         for (shared, (ready, *gate), _), sending in zip(groups, sends):
             if sending:
                 continue
@@ -1000,15 +1017,22 @@ def _multicast(
                 any_ = emit(arith.CmpiOp(receivers, constant(0), "ugt"), branch).result
             emit(d2m.SemaphoreWaitOp(operands=[ready, receivers, [constant(0)]]), send)
             multicasts = []
-            for _, l1, _, _ in members:
+            first = sent.index(members[0])
+            for position, (_, l1, _, _) in enumerate(members, first):
                 emit(d2m.DMAWaitOp(reads[l1]), send)
-                multicasts.append(emit(d2m.DMAMulticastOp(l1, l1, sender, shape), send).tx)
+                read(position + 1, send)
+                multicasts.append(emit(d2m.DMAMulticastOp(l1, l1, sender, shape, linked=True), send).tx)
+            # writes on a NoC arrive in order: `valid` lands after the blocks
+            emit(d2m.SemaphoreSetOp(operands=[valid, constant(1), sender, shape]), send)
             for tx in multicasts:
                 emit(d2m.DMAWaitOp(tx), send)
-            emit(d2m.SemaphoreSetOp(operands=[valid, constant(1), sender, shape]), send)
-            if send is not branch:  # no receivers: the blocks need only their reads
+            if send is not branch:  # no receivers: the other blocks read at once, then waited for
                 send.add_op(scf.YieldOp())
-                alone = Block([d2m.DMAWaitOp(reads[l1]) for _, l1, _, _ in members] + [scf.YieldOp()])
+                alone = Block()
+                rest = [emit(d2m.DMAReadOp(source, indices, l1), alone).tx for _, l1, source, indices in members[1:]]
+                for tx in [reads[members[0][1]], *rest]:
+                    emit(d2m.DMAWaitOp(tx), alone)
+                alone.add_op(scf.YieldOp())
                 emit(scf.IfOp(any_, [], Region(send), Region(alone)), branch)
 
     def decide(branch: Block, sends: list[bool]) -> None:

@@ -158,12 +158,13 @@ func.func @branch(%src: !dram) {
 // CHECK-NEXT: %[[YE_I:.*]] = arith.addi %[[YE_AT]], %[[Y1]] : i32
 // CHECK-NEXT: %[[NY1:.*]] = ttkernel.get_arg_val_at(%[[YE_I]])
 // CHECK-NEXT: %[[MCAST:.*]] = ttkernel.get_noc_multicast_addr(%[[NX0]], %[[NY0]], %[[NX1]], %[[NY1]], %[[DST]])
-// CHECK-NEXT: ttkernel.noc_async_write_multicast(%[[SRC]], %[[MCAST]], %[[SIZE]], %[[DESTS]])
-// CHECK-NEXT: ttkernel.noc_async_write_barrier()
-// CHECK:      %[[VALID:.*]] = ttkernel.get_semaphore(%{{.*}})
+// CHECK-NEXT: ttkernel.noc_async_write_multicast(%[[SRC]], %[[MCAST]], %[[SIZE]], %[[DESTS]]) linked
+// CHECK-NEXT: %[[VALID_ID:.*]] = arith.constant 1 : i32
+// CHECK-NEXT: %[[VALID:.*]] = ttkernel.get_semaphore(%[[VALID_ID]])
 // CHECK-NEXT: ttkernel.noc_semaphore_set(%[[VALID]], %{{.*}})
 // CHECK:      %[[VALID_AT:.*]] = ttkernel.get_noc_multicast_addr(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[VALID]])
 // CHECK-NEXT: ttkernel.noc_semaphore_set_multicast(%[[VALID]], %[[VALID_AT]], %{{.*}})
+// CHECK-NEXT: ttkernel.noc_async_write_barrier()
 // CHECK:      %[[READY2:.*]] = ttkernel.get_semaphore(%{{.*}})
 // CHECK:      %[[SX:.*]] = ttkernel.get_arg_val_at(%{{.*}})
 // CHECK:      %[[SY:.*]] = ttkernel.get_arg_val_at(%{{.*}})
@@ -176,9 +177,9 @@ func.func @mcast(%src: !dram) {
     %c1 = arith.constant 1 : index
     %blk = d2m.reserve %cb : !cb -> !blk
     d2m.semaphore_wait %ready, %c1 reset %c0
-    %tx = d2m.dma_mcast %blk, %blk core[%c0, %c1] mcast[%c1, %c1] : !blk, !blk -> !d2m.mem_tx
-    d2m.dma_wait %tx
+    %tx = d2m.dma_mcast %blk, %blk core[%c0, %c1] mcast[%c1, %c1] linked : !blk, !blk -> !d2m.mem_tx
     d2m.semaphore_set %valid, %c1 core[%c0, %c1] mcast[%c1, %c1]
+    d2m.dma_wait %tx
     d2m.semaphore_inc %ready, %c1 core[%c0, %c0]
     d2m.push %cb : !cb
   }

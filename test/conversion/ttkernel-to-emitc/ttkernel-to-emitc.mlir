@@ -66,6 +66,15 @@ func.func @writer() attributes {ttkernel.thread = #ttkernel.thread<writer>} {
   // CHECK-NEXT: emitc.call_opaque "noc_semaphore_wait"(%[[PTR]], %[[C0]])
   %sem = ttkernel.get_semaphore(%c0)
   ttkernel.noc_semaphore_wait(%sem, %c0)
+  // A linked multicast passes `linked = true` after its operands; an unlinked one the
+  // four operands alone.
+  // CHECK: %[[MC:.*]] = emitc.call_opaque "get_noc_multicast_addr"
+  // CHECK-NEXT: emitc.call_opaque "noc_async_write_multicast"(%[[ADDR]], %[[MC]], %[[SIZE]], %[[DESTS:.*]]) {args = [0 : index, 1 : index, 2 : index, 3 : index, #emitc.opaque<"true">]} : (i32, i64, i32, i32) -> ()
+  // CHECK-NEXT: emitc.call_opaque "noc_async_write_multicast"(%[[ADDR]], %[[MC]], %[[SIZE]], %[[DESTS]]) : (i32, i64, i32, i32) -> ()
+  %dests = arith.constant 3 : i32
+  %mc = ttkernel.get_noc_multicast_addr(%c0, %c0, %c0, %c0, %addr)
+  ttkernel.noc_async_write_multicast(%addr, %mc, %size, %dests) linked
+  ttkernel.noc_async_write_multicast(%addr, %mc, %size, %dests)
   // An address generator without a name is called addr_gen.
   // CHECK-NEXT: %addr_gen = emitc.variable #emitc.opaque<""> : !emitc.lvalue<!emitc.opaque<"InterleavedAddrGenFast<false>">>
   %0 = ttkernel.get_interleaved_addr_gen_fast(%addr, %size) format <bf16> : !ttkernel.interleaved_addr_gen_fast<l1>

@@ -100,7 +100,9 @@ func.func @add(%lhs: !dram, %rhs: !dram, %out: !dram) {
 // CHECK-NEXT: %[[ONE:.*]] = arith.constant 1 : index
 // CHECK-NEXT: %[[BLK:.*]] = d2m.reserve %[[CB]] : !d2m.cb<{{.*}}, 3> -> memref<2x2x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<l1>>
 // CHECK-NEXT: %[[TX:.*]] = d2m.dma_mcast %[[BLK]], %[[BLK]] core[%[[ROW]], %[[COL]]] mcast[%[[ONE]], %[[COLS]]] : memref<{{.*}}l1>>, memref<{{.*}}l1>> -> !d2m.mem_tx
+// CHECK-NEXT: %[[LINKED:.*]] = d2m.dma_mcast %[[BLK]], %[[BLK]] core[%[[ROW]], %[[COL]]] mcast[%[[ONE]], %[[COLS]]] linked : memref<{{.*}}l1>>, memref<{{.*}}l1>> -> !d2m.mem_tx
 // CHECK-NEXT: d2m.dma_wait %[[TX]]
+// CHECK-NEXT: d2m.dma_wait %[[LINKED]]
 // CHECK-NEXT: d2m.semaphore_set %[[SEM]], %[[ONE]] core[%[[ROW]], %[[COL]]] mcast[%[[ONE]], %[[COLS]]]
 // CHECK-NEXT: d2m.semaphore_set %[[SEM]], %[[K]]{{$}}
 // CHECK-NEXT: d2m.semaphore_inc %[[SEM]], %[[ONE]] core[%[[ROW]], %[[COL]]]
@@ -112,6 +114,7 @@ func.func @add(%lhs: !dram, %rhs: !dram, %out: !dram) {
 
 // GENERIC-LABEL: "func.func"() <{sym_name = "multicast"
 // GENERIC: "d2m.dma_mcast"({{.*}}) <{operandSegmentSizes = array<i32: 1, 1, 2, 2>}>
+// GENERIC: "d2m.dma_mcast"({{.*}}) <{linked, operandSegmentSizes = array<i32: 1, 1, 2, 2>}>
 // GENERIC: "d2m.semaphore_set"({{.*}}) <{operandSegmentSizes = array<i32: 1, 1, 2, 2>}>
 // GENERIC: "d2m.semaphore_set"({{.*}}) <{operandSegmentSizes = array<i32: 1, 1, 0, 0>}>
 
@@ -127,7 +130,9 @@ func.func @multicast(%out: !dram) {
     %one = arith.constant 1 : index
     %blk = d2m.reserve %cb : !d2m.cb<!l1, 3> -> !l1
     %tx = d2m.dma_mcast %blk, %blk core[%row, %col] mcast[%one, %cols] : !l1, !l1 -> !d2m.mem_tx
+    %linked = d2m.dma_mcast %blk, %blk core[%row, %col] mcast[%one, %cols] linked : !l1, !l1 -> !d2m.mem_tx
     d2m.dma_wait %tx
+    d2m.dma_wait %linked
     d2m.semaphore_set %sem, %one core[%row, %col] mcast[%one, %cols]
     d2m.semaphore_set %sem, %k
     d2m.semaphore_inc %sem, %one core[%row, %col]

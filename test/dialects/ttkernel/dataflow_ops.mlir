@@ -54,7 +54,8 @@ func.func @reader() attributes {ttkernel.thread = #ttkernel.thread<reader>} {
   ttkernel.noc_semaphore_wait(%sem, %c1)
   ttkernel.noc_semaphore_inc(%noc, %c1)
   // CHECK-NEXT: %[[MCAST:.*]] = ttkernel.get_noc_multicast_addr(%[[C0]], %[[C0]], %[[C1]], %[[C1]], %[[SEM]])
-  // CHECK-NEXT: ttkernel.noc_async_write_multicast(%[[READ]], %[[MCAST]], %[[SIZE]], %[[C1]])
+  // CHECK-NEXT: ttkernel.noc_async_write_multicast(%[[READ]], %[[MCAST]], %[[SIZE]], %[[C1]]){{$}}
+  // CHECK-NEXT: ttkernel.noc_async_write_multicast(%[[READ]], %[[MCAST]], %[[SIZE]], %[[C1]]) linked
   // CHECK-NEXT: ttkernel.noc_semaphore_set_multicast(%[[SEM]], %[[MCAST]], %[[C1]])
   // CHECK-NEXT: ttkernel.cb_push_back(%[[CB]], %[[C1]])
   // CHECK-NEXT: ttkernel.cb_wait_front(%[[CB]], %[[C1]])
@@ -62,6 +63,7 @@ func.func @reader() attributes {ttkernel.thread = #ttkernel.thread<reader>} {
   // CHECK-NEXT: func.return
   %mcast = ttkernel.get_noc_multicast_addr(%c0, %c0, %c1, %c1, %sem)
   ttkernel.noc_async_write_multicast(%read, %mcast, %size, %c1)
+  ttkernel.noc_async_write_multicast(%read, %mcast, %size, %c1) linked
   ttkernel.noc_semaphore_set_multicast(%sem, %mcast, %c1)
   ttkernel.cb_push_back(%cb, %c1)
   ttkernel.cb_wait_front(%cb, %c1)

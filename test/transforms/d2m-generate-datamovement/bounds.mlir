@@ -66,7 +66,9 @@
 // CHECK-NEXT:            scf.if %[[ANY]] {
 // CHECK-NEXT:              d2m.semaphore_wait %b_ready_1, %[[RECEIVERS]] reset %[[C0]]
 // CHECK-NEXT:              d2m.dma_wait %[[TX]]
-// CHECK-NEXT:              %{{.*}} = d2m.dma_mcast %[[B_BLK]], %[[B_BLK]] core[%[[RY]], %[[C0]]] mcast[%{{.*}}, %[[CORES]]]
+// CHECK-NEXT:              %[[MC:.*]] = d2m.dma_mcast %[[B_BLK]], %[[B_BLK]] core[%[[RY]], %[[C0]]] mcast[%{{.*}}, %[[CORES]]] linked
+// CHECK-NEXT:              d2m.semaphore_set %b_valid_1, %{{.*}} core[%[[RY]], %[[C0]]] mcast[%{{.*}}, %[[CORES]]]
+// CHECK-NEXT:              d2m.dma_wait %[[MC]]
 // No receivers: only the read's wait
 // CHECK:                 } else {
 // CHECK-NEXT:              d2m.dma_wait %[[TX]]
@@ -92,8 +94,9 @@
 // CHECK-NEXT:              scf.if %[[ANY1]] {
 // CHECK-NEXT:                d2m.semaphore_wait %b_ready_1, %[[RECEIVERS1]] reset %[[C0]]
 // CHECK-NEXT:                d2m.dma_wait %[[TX1]]
-// CHECK-NEXT:                %{{.*}} = d2m.dma_mcast %[[B_BLK]], %[[B_BLK]] core[%[[RY]], %[[START]]] mcast[%[[C1]], %[[CORES1]]]
-// CHECK:                     d2m.semaphore_set %b_back_valid_1, %[[C1]] core[%[[RY]], %[[START]]] mcast[%[[C1]], %[[CORES1]]]
+// CHECK-NEXT:                %[[MC1:.*]] = d2m.dma_mcast %[[B_BLK]], %[[B_BLK]] core[%[[RY]], %[[START]]] mcast[%[[C1]], %[[CORES1]]] linked
+// CHECK-NEXT:                d2m.semaphore_set %b_back_valid_1, %[[C1]] core[%[[RY]], %[[START]]] mcast[%[[C1]], %[[CORES1]]]
+// CHECK-NEXT:                d2m.dma_wait %[[MC1]]
 // CHECK:                 } else {
 // CHECK:                 } else {
 // CHECK-NEXT:              %[[JOINING:.*]] = arith.cmpi eq, %[[STEP]], %[[C0]] : index
@@ -161,6 +164,56 @@ func.func @unequal_heads(%a: !dram3, %b: !dram3, %out: !dram3) {
       %o = d2m.reserve %out_cb : !cb3 -> tensor<1x1x1x!tile>
       d2m.store %o, %x : tensor<1x1x1x!tile>, tensor<1x1x1x!tile>
       d2m.push %out_cb : !cb3
+    }
+  }
+  return
+}
+
+// The triangle with two inputs multicast in the same rounds (causal attention's k and
+// v): one handshake; the sender reads c once b's read is through and multicasts b
+// meanwhile, both multicasts linked and followed by `valid`. With no receivers (its
+// loop alone reaches the block) it reads c at once and waits for both.
+// CHECK-LABEL: func.func @serpentine_pair
+// CHECK:       }, {
+// CHECK:             scf.if %{{.*}} {
+// CHECK-NEXT:          %[[SENDS:.*]] = arith.cmpi eq, %{{.*}}, %{{.*}} : index
+// CHECK-NEXT:          scf.if %[[SENDS]] {
+// CHECK-NEXT:            %[[BTX:.*]] = d2m.dma_read %b
+// CHECK:                 scf.if %{{.*}} {
+// CHECK-NEXT:              d2m.semaphore_wait %b_c_ready_1, %{{.*}} reset %{{.*}}
+// CHECK-NEXT:              d2m.dma_wait %[[BTX]]
+// CHECK-NEXT:              %[[CTX:.*]] = d2m.dma_read %c
+// CHECK-NEXT:              %[[BMC:.*]] = d2m.dma_mcast {{.*}} linked
+// CHECK-NEXT:              d2m.dma_wait %[[CTX]]
+// CHECK-NEXT:              %[[CMC:.*]] = d2m.dma_mcast {{.*}} linked
+// CHECK-NEXT:              d2m.semaphore_set %b_c_valid_1
+// CHECK-NEXT:              d2m.dma_wait %[[BMC]]
+// CHECK-NEXT:              d2m.dma_wait %[[CMC]]
+// CHECK-NEXT:            } else {
+// CHECK-NEXT:              %[[ALONE:.*]] = d2m.dma_read %c
+// CHECK-NEXT:              d2m.dma_wait %[[BTX]]
+// CHECK-NEXT:              d2m.dma_wait %[[ALONE]]
+// CHECK-NEXT:            }
+func.func @serpentine_pair(%a: !dram, %b: !dram, %c: !dram, %out: !dram) {
+  d2m.generic {grid = #ttcore.grid<1x2>, block_factors = [1, 1], threads = [#d2m.thread<compute>], indexing_maps = [affine_map<(d0, d1) -> (d0, 0)>, affine_map<(d0, d1) -> (d1, 0)>, affine_map<(d0, d1) -> (d1, 0)>, affine_map<(d0, d1) -> (d0, 0)>], iterator_types = [#ttcore.iterator_type<parallel>, #ttcore.iterator_type<reduction>], loop_bounds = [affine_map<(d0, d1) -> ()>, affine_map<(d0, d1) -> (d0 + 1)>], deal = "serpentine"} ins(%a, %b, %c : !dram, !dram, !dram) outs(%out : !dram) {
+  ^bb0(%a_cb: !cb, %b_cb: !cb, %c_cb: !cb, %out_cb: !cb):
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    scf.for %n = %c0 to %c2 step %c1 {
+      %x = d2m.wait %a_cb : !cb -> tensor<1x1x!tile>
+      %i = d2m.block_index(0) %n
+      %end = arith.addi %i, %c1 : index
+      scf.for %j = %c0 to %end step %c1 {
+        %y = d2m.wait %b_cb : !cb -> tensor<1x1x!tile>
+        %z = d2m.wait %c_cb : !cb -> tensor<1x1x!tile>
+        d2m.pop %b_cb : !cb
+        d2m.pop %c_cb : !cb
+      }
+      d2m.pop %a_cb : !cb
+      %o = d2m.reserve %out_cb : !cb -> tensor<1x1x!tile>
+      d2m.store %o, %x : tensor<1x1x!tile>, tensor<1x1x!tile>
+      d2m.push %out_cb : !cb
     }
   }
   return

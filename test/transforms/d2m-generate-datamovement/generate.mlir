@@ -70,9 +70,12 @@ func.func @stream_shard(%in: !dram, %out: !dram) {
 // Matmul on a 2x3 grid, K streamed in 3 blocks: `a` (m, k) is the same along a grid
 // row, so column 0 reads it and multicasts it to the row; `b` (k, n) likewise down a
 // grid column from row 0. Each gets a ready / valid semaphore pair. A core's roles
-// (sender or receiver of each) pick one of four branches, in which its DRAM reads and
-// `ready`s go first, then the two handshakes in order. `out` (m, n) is written once
-// per (m, n), after the K loop.
+// (sender or receiver of each) pick one of four branches, in which its first DRAM read
+// and its `ready`s go first, then the two handshakes in order; a core sending both
+// issues b's read once a's is through, before multicasting a (the read barrier waits
+// for every read in flight). Each multicast is linked to the `valid` set that follows
+// it (same cores; writes arrive in order), whose write barrier comes last. `out`
+// (m, n) is written once per (m, n), after the K loop.
 // CHECK-LABEL: func.func @matmul_multicast
 // CHECK:       }, {
 // CHECK-NEXT:  ^bb0(%[[A_CB:[^:]*]]: !d2m.cb<{{.*}}>, %[[B_CB:[^:]*]]: !d2m.cb<{{.*}}>, %{{[^:]*}}: !d2m.cb<{{.*}}>, %[[A_READY:[^:]*]]: !d2m.semaphore, %[[A_VALID:[^:]*]]: !d2m.semaphore, %[[B_READY:[^:]*]]: !d2m.semaphore, %[[B_VALID:[^:]*]]: !d2m.semaphore):
@@ -92,25 +95,25 @@ func.func @stream_shard(%in: !dram, %out: !dram) {
 // CHECK-NEXT:          scf.if %[[A_SENDER]] {
 // CHECK-NEXT:            scf.if %[[B_SENDER]] {
 // CHECK-NEXT:              %[[ATX:.*]] = d2m.dma_read %a[%{{.*}}, %{{.*}}], %[[A_BLK]]
-// CHECK-NEXT:              %[[BTX:.*]] = d2m.dma_read %b[%{{.*}}, %{{.*}}], %[[B_BLK]]
 // CHECK-NEXT:              d2m.semaphore_wait %[[A_READY]], %[[C2]] reset %[[C0]]
 // CHECK-NEXT:              d2m.dma_wait %[[ATX]]
-// CHECK-NEXT:              %[[MC:.*]] = d2m.dma_mcast %[[A_BLK]], %[[A_BLK]] core[%[[Y]], %[[C0]]] mcast[%[[C1]], %[[C3]]]
-// CHECK-NEXT:              d2m.dma_wait %[[MC]]
+// CHECK-NEXT:              %[[BTX:.*]] = d2m.dma_read %b[%{{.*}}, %{{.*}}], %[[B_BLK]]
+// CHECK-NEXT:              %[[MC:.*]] = d2m.dma_mcast %[[A_BLK]], %[[A_BLK]] core[%[[Y]], %[[C0]]] mcast[%[[C1]], %[[C3]]] linked
 // CHECK-NEXT:              d2m.semaphore_set %[[A_VALID]], %[[C1]] core[%[[Y]], %[[C0]]] mcast[%[[C1]], %[[C3]]]
+// CHECK-NEXT:              d2m.dma_wait %[[MC]]
 // CHECK-NEXT:              d2m.semaphore_wait %[[B_READY]], %[[C1]] reset %[[C0]]
 // CHECK-NEXT:              d2m.dma_wait %[[BTX]]
-// CHECK-NEXT:              %[[MC:.*]] = d2m.dma_mcast %[[B_BLK]], %[[B_BLK]] core[%[[C0]], %[[X]]] mcast[%[[C2]], %[[C1]]]
-// CHECK-NEXT:              d2m.dma_wait %[[MC]]
+// CHECK-NEXT:              %[[MC:.*]] = d2m.dma_mcast %[[B_BLK]], %[[B_BLK]] core[%[[C0]], %[[X]]] mcast[%[[C2]], %[[C1]]] linked
 // CHECK-NEXT:              d2m.semaphore_set %[[B_VALID]], %[[C1]] core[%[[C0]], %[[X]]] mcast[%[[C2]], %[[C1]]]
+// CHECK-NEXT:              d2m.dma_wait %[[MC]]
 // CHECK-NEXT:            } else {
 // CHECK-NEXT:              %[[ATX:.*]] = d2m.dma_read %a
 // CHECK-NEXT:              d2m.semaphore_inc %[[B_READY]], %[[C1]] core[%[[C0]], %[[X]]]
 // CHECK-NEXT:              d2m.semaphore_wait %[[A_READY]]
 // CHECK-NEXT:              d2m.dma_wait %[[ATX]]
 // CHECK-NEXT:              %{{.*}} = d2m.dma_mcast %[[A_BLK]]
-// CHECK-NEXT:              d2m.dma_wait
 // CHECK-NEXT:              d2m.semaphore_set %[[A_VALID]]
+// CHECK-NEXT:              d2m.dma_wait
 // CHECK-NEXT:              d2m.semaphore_wait %[[B_VALID]], %[[C1]] reset %[[C0]]
 // CHECK-NEXT:            }
 // CHECK-NEXT:          } else {
@@ -121,8 +124,8 @@ func.func @stream_shard(%in: !dram, %out: !dram) {
 // CHECK-NEXT:              d2m.semaphore_wait %[[B_READY]]
 // CHECK-NEXT:              d2m.dma_wait %[[BTX]]
 // CHECK-NEXT:              %{{.*}} = d2m.dma_mcast %[[B_BLK]]
-// CHECK-NEXT:              d2m.dma_wait
 // CHECK-NEXT:              d2m.semaphore_set %[[B_VALID]]
+// CHECK-NEXT:              d2m.dma_wait
 // CHECK-NEXT:            } else {
 // CHECK-NEXT:              d2m.semaphore_inc %[[A_READY]], %[[C1]] core[%[[Y]], %[[C0]]]
 // CHECK-NEXT:              d2m.semaphore_inc %[[B_READY]], %[[C1]] core[%[[C0]], %[[X]]]
@@ -191,8 +194,10 @@ func.func @explicit_and_unused(%in: !dram, %unused: !dram, %out: !dram) {
 #rn = affine_map<(d0, d1, d2) -> (d0, d1)>
 
 // Two inputs multicast along the same grid dim at one loop level (FlashAttention's k
-// and v) share one handshake: one semaphore pair, both reads issued, then each block
-// multicast as soon as its read is through (k's multicast overlaps v's read).
+// and v) share one handshake: one semaphore pair; k's read issued, then, once it is
+// through, v's read issued and k multicast (k's multicast overlaps v's read; issuing
+// both reads first, the read barrier before k's multicast would wait for v's too);
+// both multicasts linked, the `valid` set right after them, then their write barriers.
 // CHECK-LABEL: func.func @one_handshake
 // CHECK:       }, {
 // CHECK-NEXT:  ^bb0(%[[K_CB:[^:]*]]: !d2m.cb<{{.*}}>, %[[V_CB:[^:]*]]: !d2m.cb<{{.*}}>, %{{[^:]*}}: !d2m.cb<{{.*}}>, %[[READY:k_v_ready[^:]*]]: !d2m.semaphore, %[[VALID:k_v_valid[^:]*]]: !d2m.semaphore):
@@ -200,15 +205,15 @@ func.func @explicit_and_unused(%in: !dram, %unused: !dram, %out: !dram) {
 // CHECK:         %[[V_BLK:.*]] = d2m.reserve %[[V_CB]]
 // CHECK:         scf.if
 // CHECK-NEXT:      %[[KTX:.*]] = d2m.dma_read %k[{{.*}}], %[[K_BLK]]
-// CHECK-NEXT:      %[[VTX:.*]] = d2m.dma_read %v[{{.*}}], %[[V_BLK]]
 // CHECK-NEXT:      d2m.semaphore_wait %[[READY]]
 // CHECK-NEXT:      d2m.dma_wait %[[KTX]]
-// CHECK-NEXT:      %{{.*}} = d2m.dma_mcast %[[K_BLK]], %[[K_BLK]]
+// CHECK-NEXT:      %[[VTX:.*]] = d2m.dma_read %v[{{.*}}], %[[V_BLK]]
+// CHECK-NEXT:      %[[KMC:.*]] = d2m.dma_mcast %[[K_BLK]], %[[K_BLK]] {{.*}} linked
 // CHECK-NEXT:      d2m.dma_wait %[[VTX]]
-// CHECK-NEXT:      %{{.*}} = d2m.dma_mcast %[[V_BLK]], %[[V_BLK]]
-// CHECK-NEXT:      d2m.dma_wait
-// CHECK-NEXT:      d2m.dma_wait
+// CHECK-NEXT:      %[[VMC:.*]] = d2m.dma_mcast %[[V_BLK]], %[[V_BLK]] {{.*}} linked
 // CHECK-NEXT:      d2m.semaphore_set %[[VALID]]
+// CHECK-NEXT:      d2m.dma_wait %[[KMC]]
+// CHECK-NEXT:      d2m.dma_wait %[[VMC]]
 // CHECK-NEXT:    } else {
 // CHECK-NEXT:      d2m.semaphore_inc %[[READY]]
 // CHECK-NEXT:      d2m.semaphore_wait %[[VALID]]
