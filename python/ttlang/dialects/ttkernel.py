@@ -617,6 +617,20 @@ class PackTileOp(TTKernelOp):
         return ("true",)
 
 
+@irdl_op_definition
+class PackReconfigL1AccOp(TTKernelOp):
+    """Turns the packer's L1 accumulation on (`l1_acc_en` 1) or off (0): while it is on,
+    `pack_tile` adds the DST tile to the values the CB page holds."""
+
+    name = "ttkernel.pack_reconfig_l1_acc"
+    COMPUTE_HEADER: ClassVar[str | None] = "api/compute/pack.h"
+    l1_acc_en = operand_def(I32)
+    assembly_format = _i32_operands_op(["l1_acc_en"])
+
+    def __init__(self, l1_acc_en: SSAValue):
+        super().__init__(operands=[l1_acc_en])
+
+
 # --------------------------------------------------------------------------- data formats
 
 
@@ -1914,6 +1928,7 @@ TTKernel = Dialect(
         ReconfigDataFormatSrcaOp,
         ReconfigDataFormatSrcbOp,
         PackReconfigDataFormatOp,
+        PackReconfigL1AccOp,
         MMInitOp,
         MMInitShortOp,
         MatmulTilesOp,
