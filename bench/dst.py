@@ -3,22 +3,27 @@ D2M passes that keep values in DST.
 
 Usage: .venv/bin/python bench/dst.py
 
-For each kernel, four pipelines:
+For each kernel, five pipelines:
 
 - `unfused`: the default pipeline without `d2m-elementwise-fusion` and
   `d2m-accumulate-into-dst` (every DSL operator is a generic of its own: each
   temporary is packed into a CB and unpacked again);
 - `fused`: the default pipeline without `d2m-accumulate-into-dst` (a reduction's
   result is combined with another value by a separate SFPU op);
-- `accum`: the default pipeline without `d2m-reciprocal-divisor` and with
-  `ttkernel-place-inits{init_groups=false}`: a matmul or reduction accumulates onto the
+- `accum`: the default pipeline without `d2m-reciprocal-divisor` and
+  `d2m-packer-l1-accumulate`, and with `ttkernel-place-inits{init_groups=false}`: a matmul or reduction accumulates onto the
   value its result is added to (or maxed with), but a division by a broadcast block
   runs on the SFPU for every output tile, and every init is taken to reconfigure the
   whole core (an SFPU init and an FPU init alternating in a loop are both re-issued on
   every iteration);
+- `reload`: the default pipeline without `d2m-packer-l1-accumulate`: a sum carried by
+  a loop (`acc = acc + a @ b` over K blocks) is copied from its CB into DST every
+  iteration and packed into the other block of a two-block CB (the row "packer L1
+  accumulation" compares it with `default` where they differ);
 - `default`: the default pipeline (`ttlang.driver.DEFAULT_PIPELINE`): also
-  `x / bcast(y)` as `x * bcast(recip(y))`, and SFPU and FPU inits that hold together
-  hoisted out of loops together.
+  `x / bcast(y)` as `x * bcast(recip(y))`, SFPU and FPU inits that hold together
+  hoisted out of loops together, and loop-carried matmul sums added up by the packer in
+  L1 (`pack_reconfig_l1_acc`), with no copy into DST.
 
 The passes that make lowering possible (bufferization, d2m-memref-provenance,
 d2m-tile-subblock, d2m-dst-allocate) run in all. Columns:
@@ -54,6 +59,8 @@ sys.path.insert(0, str(ROOT / "examples"))
 
 import test_many_matmuls as many_matmuls  # noqa: E402
 from e2e_kernels import binary_kernel, random_bf16, unary_kernel  # noqa: E402
+from matmul import matmul_kernel  # noqa: E402
+from matmul_implicit import matmul_kernel as implicit_matmul_kernel  # noqa: E402
 from softmax import softmax  # noqa: E402
 from test_programs import fused_chain  # noqa: E402
 
@@ -68,6 +75,7 @@ ACCUMULATE = "d2m-accumulate-into-dst"
 DST_ALLOCATE = "d2m-dst-allocate"
 RECIPROCAL = "d2m-reciprocal-divisor"
 PLACE_INITS = "ttkernel-place-inits"
+L1_ACCUMULATE = "d2m-packer-l1-accumulate"
 REPORT_LINE = re.compile(
     r"peak (?P<peak>\d+)/(?P<capacity>\d+) DST tiles, spills (?P<spills>\d+) tiles, "
     r"sync sections (?P<syncs>\d+)"
@@ -130,6 +138,15 @@ def _attention_tensors() -> list[torch.Tensor]:
     return [q, k, v, torch.zeros_like(q)]
 
 
+def _k_streaming_tensors(m: int, k: int, n: int) -> Callable[[], list[torch.Tensor]]:
+    def tensors() -> list[torch.Tensor]:
+        a = random_bf16((m, k), -1.0, 1.0, seed=14)
+        b = random_bf16((k, n), -1.0, 1.0, seed=15)
+        return [a, b, torch.zeros(m, n, dtype=torch.bfloat16)]
+
+    return tensors
+
+
 CASES = [
     Case("chain of 12 eltwise", unary_kernel(chain_of_12), _chain_tensors),
     Case("transpose-matmul chain", fused_chain, _fused_chain_tensors),
@@ -141,6 +158,14 @@ CASES = [
     ),
     Case("3 chained matmuls", many_matmuls.chained_matmuls(False), _matmul_tensors),
     Case("attention (2 matmuls/iter)", many_matmuls.attention(False), _attention_tensors),
+    # examples/matmul.py: 4x4 grid, 2x2-tile blocks, 4 K blocks
+    Case("K-streaming matmul", matmul_kernel(), _k_streaming_tensors(256, 256, 256)),
+    # examples/matmul_implicit.py: 4x4 grid, 2x2-tile blocks, 8 K blocks, 2 out blocks per core
+    Case(
+        "implicit matmul, 8 K blocks",
+        implicit_matmul_kernel((4, 4), 2, 8, 2),
+        _k_streaming_tensors(512, 512, 256),
+    ),
 ]
 
 
@@ -188,11 +213,14 @@ def main() -> None:
     accum = tuple(
         f"{name}{{init_groups=false}}" if name == PLACE_INITS else name
         for name in default
-        if name != RECIPROCAL
+        if name not in (RECIPROCAL, L1_ACCUMULATE)
     )
     fused = tuple(name for name in accum if name != ACCUMULATE)
     unfused = tuple(name for name in fused if name != FUSION)
-    pipelines = {"unfused": unfused, "fused": fused, "accum": accum, "default": default}
+    reload = tuple(name for name in default if name != L1_ACCUMULATE)
+    pipelines = {
+        "unfused": unfused, "fused": fused, "accum": accum, "reload": reload, "default": default,
+    }  # fmt: skip
     header = (
         f"{'kernel':<28} {'pipeline':<7} {'DST peak/cap':>12} {'spills':>6} {'syncs':>5} "
         f"{'unpacked':>8} {'packed':>6} {'CBs':>3} {'cycles':>8}"
@@ -218,6 +246,13 @@ def main() -> None:
             f"modeled cycles fused -> accum -> default: {fused} -> {accum} -> {default} "
             f"({100 * (fused - default) / fused:.0f}% fewer)"
         )
+        reloaded, summed = results["reload"], results["default"]
+        if reloaded.unpacked != summed.unpacked:
+            print(
+                f"{'':<28} packer L1 accumulation (reload -> default): tiles unpacked "
+                f"{reloaded.unpacked} -> {summed.unpacked}, modeled cycles "
+                f"{reloaded.cycles} -> {summed.cycles}"
+            )
 
 
 if __name__ == "__main__":

@@ -34,6 +34,10 @@ _PASSES: dict[str, tuple[str, str]] = {
         "ttlang.transforms.d2m_accumulate_into_dst",
         "D2MAccumulateIntoDst",
     ),
+    "d2m-packer-l1-accumulate": (
+        "ttlang.transforms.d2m_packer_l1_accumulate",
+        "D2MPackerL1Accumulate",
+    ),
     "d2m-tile-subblock": ("ttlang.transforms.d2m_tile_subblock", "D2MTileSubblock"),
     "d2m-dst-allocate": ("ttlang.transforms.d2m_dst_allocate", "D2MDstAllocate"),
     "d2m-lower-to-loops": ("ttlang.transforms.d2m_lower_to_loops", "D2MLowerToLoops"),

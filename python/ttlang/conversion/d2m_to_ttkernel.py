@@ -548,6 +548,15 @@ class _KernelBuilder:
         index = self.tile_index(op.memref, op.indices, builder)
         builder.insert(ttkernel.PackTileOp(source.slot, self.cb(origin.cb), index))
 
+    def pack_l1_acc(self, op: d2m.PackL1AccOp, builder: Builder) -> None:
+        """`d2m.pack_l1_acc` -> `pack_reconfig_l1_acc` of the flag as a uint32_t."""
+        flag = op.enable.owner
+        if isinstance(flag, arith.ConstantOp) and isinstance(flag.value, IntegerAttr):
+            l1_acc_en = _i32(builder, int(flag.value.value.data != 0))
+        else:
+            l1_acc_en = builder.insert(arith.ExtUIOp(self.value(op.enable), i32)).result
+        builder.insert(ttkernel.PackReconfigL1AccOp(l1_acc_en))
+
     def tile_index(
         self, block: SSAValue, indices: Sequence[SSAValue], builder: Builder
     ) -> SSAValue:
@@ -998,6 +1007,7 @@ _HANDLERS: dict[type[Operation], Callable[[_KernelBuilder, Operation, Builder], 
     d2m.ReleaseDstOp: _KernelBuilder.dst_section,
     memref.LoadOp: _KernelBuilder.load,
     memref.StoreOp: _KernelBuilder.store,
+    d2m.PackL1AccOp: _KernelBuilder.pack_l1_acc,
 }  # type: ignore[dict-item]
 
 

@@ -43,6 +43,7 @@ from xdsl.dialects.builtin import (
     IntAttr,
     IntegerAttr,
     MemRefType,
+    IntegerType,
     StringAttr,
     TensorType,
     UnitAttr,
@@ -52,6 +53,7 @@ from xdsl.dialects.utils import EnumAttribute
 from xdsl.ir import (
     Attribute,
     Dialect,
+    Operation,
     ParametrizedAttribute,
     Region,
     SSAValue,
@@ -491,6 +493,29 @@ def _parse_operand_group(parser: Parser, keyword: str) -> list[SSAValue]:
 def _shape(shaped: Attribute) -> tuple[int, ...]:
     assert isinstance(shaped, MemRefType | TensorType)
     return shaped.get_shape()
+
+
+def thread_region(op: Operation) -> tuple[GenericOp, Region] | None:
+    """The `d2m.generic` thread region holding `op` (at any depth) and its generic, or
+    None outside every generic."""
+    region = op.parent_region()
+    while region is not None:
+        owner = region.parent_op()
+        if owner is None:
+            return None
+        if isinstance(owner, GenericOp):
+            return owner, region
+        region = owner.parent_region()
+    return None
+
+
+def thread_of(op: Operation) -> ThreadType | None:
+    """The kind of the generic thread running `op`, or None outside every generic."""
+    found = thread_region(op)
+    if found is None:
+        return None
+    generic, region = found
+    return generic.thread_kinds[list(generic.thread_regions).index(region)]
 
 
 def _verify_thread_arguments(
@@ -983,6 +1008,30 @@ class DstSpillOp(IRDLOperation):
             raise VerifyException("spills no value; it needs at least one.")
 
 
+@irdl_op_definition
+class PackL1AccOp(IRDLOperation):
+    """Turns the packer's L1 accumulation on or off (tt-metal's `pack_reconfig_l1_acc`):
+    while it is on, every pack adds the DST tile to what the CB page holds instead of
+    overwriting it. A compute-thread op; d2m-packer-l1-accumulate places it around the
+    generics whose packs accumulate (`d2m.l1_accumulate`)."""
+
+    name = "d2m.pack_l1_acc"
+
+    enable = operand_def(IntegerType(1))
+
+    assembly_format = "$enable attr-dict"
+
+    def __init__(self, enable: SSAValue):
+        super().__init__(operands=[enable])
+
+    def verify_(self) -> None:
+        if thread_of(self) != ThreadType.COMPUTE:
+            raise VerifyException(
+                "configures the packer, which only a compute thread has; it must be in a "
+                "d2m.generic's compute region."
+            )
+
+
 # ---------------------------------------------------------------------- DST and DMA
 
 
@@ -1407,6 +1456,7 @@ D2M = Dialect(
         TileWhereOp,
         TileCopyOp,
         DstSpillOp,
+        PackL1AccOp,
         AcquireDstOp,
         CommitDstOp,
         WaitDstOp,

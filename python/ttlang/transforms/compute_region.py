@@ -14,16 +14,10 @@ from ttlang.dialects import d2m
 def compute_entry(op: Operation) -> Block | None:
     """The entry block of the compute region of a `d2m.generic` enclosing `op`, or None
     when `op` is not in a compute thread."""
-    region = op.parent_region()
-    while region is not None:
-        owner = region.parent_op()
-        if owner is None:
-            return None
-        if isinstance(owner, d2m.GenericOp):
-            kind = owner.thread_kinds[list(owner.thread_regions).index(region)]
-            return region.block if kind == d2m.ThreadType.COMPUTE else None
-        region = owner.parent_region()
-    return None
+    found = d2m.thread_region(op)
+    if found is None or d2m.thread_of(op) != d2m.ThreadType.COMPUTE:
+        return None
+    return found[1].block
 
 
 def ancestor_in_block(op: Operation, block: Block) -> Operation | None:

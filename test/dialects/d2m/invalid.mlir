@@ -462,3 +462,17 @@ func.func @dram_causal_mask(%blk: !blk, %row: index, %col: index) {
   d2m.fill_causal_mask %blk, %row, %col : !blk
   return
 }
+
+// -----
+
+!dram = memref<2x2x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<dram>>
+!cb = !d2m.cb<memref<2x2x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<l1>>>
+func.func @pack_l1_acc_in_datamovement(%in: !dram) {
+  d2m.generic {grid = #ttcore.grid<1x1>, block_factors = [1, 1], threads = [#d2m.thread<datamovement>]} ins(%in : !dram) outs() {
+  ^bb0(%cb: !cb):
+    %on = arith.constant true
+    // expected-error @+1 {{'d2m.pack_l1_acc' op configures the packer, which only a compute thread has; it must be in a d2m.generic's compute region.}}
+    d2m.pack_l1_acc %on
+  }
+  return
+}

@@ -483,6 +483,27 @@ def local_cb_without_blocks():
     local_cb_kernel(lambda: CircularBuffer((64, 64), buffer_factor=0))  # <- local_cb_without_blocks
 
 
+@bad(L1BudgetError, "need 16392 KiB of L1 per core", "cb2 8192 x 2048 B")
+def local_cb_larger_than_l1():
+    @pykernel_gen(grid=(1, 1))
+    def hoards(x, out):  # x and out implicit
+        big_cb = CircularBuffer((2048, 2048))  # two 64x64-tile blocks: 16 MiB
+
+        @compute()
+        def copy(x_cb: CircularBuffer, out_cb: CircularBuffer):
+            with x_cb.wait() as a, out_cb.reserve() as o, big_cb.wait() as _:
+                o.store(a)
+
+        @datamovement()
+        def fill(x_cb: CircularBuffer, out_cb: CircularBuffer):
+            with big_cb.reserve() as blk:
+                fill_causal_mask(blk, 0, 0)
+
+        return Program(copy, fill)(x, out)
+
+    hoards.compile(TensorSpec((32, 32)), TensorSpec((32, 32)))
+
+
 @bad(KernelError, "CircularBuffer `mask_cb` is used by no thread", at="local_cb_declared")
 def local_cb_used_by_no_thread():
     @pykernel_gen(grid=(1, 1))

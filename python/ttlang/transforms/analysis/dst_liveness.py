@@ -59,6 +59,11 @@ PROLOGUE_ATTR = "d2m.prologue"
 """Unit attribute on the body ops of a reduction generic that run once, before the
 reduction, to compute the accumulator's starting value in DST (d2m-accumulate-into-dst)."""
 
+L1_ACCUMULATE_ATTR = "d2m.l1_accumulate"
+"""Unit attribute on a generic whose packs add onto its output block in L1 (the packer's
+L1 accumulation, d2m-packer-l1-accumulate): its own reduction starts from DST's zeros,
+whatever the block holds."""
+
 DST_SLOT_ATTR = "d2m.dst_slot"
 """Integer attribute on a body op whose result d2m-dst-allocate placed in DST: the slot
 (counted in subblocks: slot `s` holds tile `t` of the subblock in DST index s*n + t)."""
@@ -163,7 +168,11 @@ def is_prologue(op: Operation) -> bool:
 def output_is_undefined(op: GenericOp) -> bool:
     """Whether `op` is the first to touch its output block since it was reserved, so
     the block's contents (the accumulator's initial value) are undefined: a reduction
-    into it starts from its identity (DST's zeros, or -inf for a maximum)."""
+    into it starts from its identity (DST's zeros, or -inf for a maximum). A generic
+    whose packs accumulate in L1 starts from DST's zeros too: the block's contents are
+    added by the packer."""
+    if L1_ACCUMULATE_ATTR in op.attributes:
+        return True
     output = op.outputs[0]
     if not isinstance(output.owner, d2m.ReserveOp):
         return False
