@@ -13,9 +13,10 @@ queue on one column's links). The compute thread runs the online softmax over th
 K/V chunks, carrying the running row max m, row sum l and accumulator acc; the
 generated writer stores acc / l.
 
-Causal (`causal=True`, q_chunk == k_chunk): Q chunk i attends to K/V chunks 0..i
-(`loop_bounds`), the generated reader reads just those; `deal="serpentine"` gives each
-core a long and a short row of the triangle and walks the short one's K/V chunks
+Causal (`causal=True`, k_chunk a multiple of q_chunk): Q chunk i attends to K/V chunks
+0..i·q_chunk // k_chunk (`loop_bounds`), the generated reader reads just those;
+`deal="serpentine"` gives each core a long and a short row of the triangle and walks
+the short one's K/V chunks
 backwards, so every core of a column takes chunk j at the same step, and the core
 that needs every chunk of the round (first or last of the column) multicasts it to
 those that need it. The compute thread learns its Q
@@ -68,8 +69,8 @@ def by_key(i, h, j):
     return (h, j, 0)
 
 
-def diagonal(i, h, j):  # causal: Q chunk i attends to K/V chunks 0..i (equal chunks)
-    return i + 1
+def diagonal(q_per_k):  # causal: Q chunk i attends to K/V chunks 0..i // q_per_k
+    return lambda i, h, j: i // q_per_k + 1
 
 
 @functools.cache
@@ -78,16 +79,18 @@ def flash_attention_kernel(
 ):
     """The kernel for one grid, chunk size pair, head size, DST mode, K/V device dtype
     and masking (they fix its CB blocks, formats and compute configuration); cached, so
-    its compilations are too. Causal needs q_chunk == k_chunk."""
+    its compilations are too. Causal needs k_chunk a multiple of q_chunk (the diagonal
+    of a Q chunk then lies in one K/V chunk)."""
     qt, kt, dt = q_chunk // TILE, k_chunk // TILE, head_dim // TILE
-    assert not causal or q_chunk == k_chunk, "causal: the diagonal is one K/V chunk"
+    assert not causal or k_chunk % q_chunk == 0, "causal: a Q chunk's diagonal is in one K/V chunk"
+    q_per_k = k_chunk // q_chunk
 
     @pykernel_gen(
         grid=grid,
         block_factors=[(1, qt, dt), (1, kt, dt), (1, kt, dt), (1, qt, dt)],
         indexing_maps=[by_query, by_key, by_key, by_query],
         iterator_types=["parallel", "parallel", "reduction"],
-        loop_bounds=[None, None, diagonal if causal else None],
+        loop_bounds=[None, None, diagonal(q_per_k) if causal else None],
         deal="serpentine" if causal else "contiguous",  # a core gets short and long rows
         cb_buffers=[2, 3, 3, 2] if causal else 2,  # K/V: slack for the row's multicasts
         fp32_dest_acc_en=fp32_dest_acc,
@@ -113,7 +116,7 @@ def flash_attention_kernel(
         def attention(q_cb, k_cb, v_cb, out_cb):
             for n in range(q_chunks):
                 for _head in range(heads):
-                    unmasked = block_index(0, n) if causal else kv_chunks
+                    unmasked = block_index(0, n) // q_per_k if causal else kv_chunks
                     # serpentine: odd n walk the K/V chunks backwards, the diagonal first
                     before = unmasked - unmasked * (n % 2) if causal else kv_chunks
                     with q_cb.wait() as q_blk:
@@ -136,9 +139,11 @@ def flash_attention_kernel(
         @datamovement()
         def masks(q_cb, k_cb, v_cb, out_cb):
             if causal:  # a 0 / -inf block per diagonal
-                for _ in range(heads * q_chunks):
-                    with mask_cb.reserve() as blk:
-                        fill_causal_mask(blk, 0, 0)
+                for n in range(q_chunks):
+                    row = block_index(0, n) * q_chunk  # the Q chunk's first query
+                    for _head in range(heads):
+                        with mask_cb.reserve() as blk:
+                            fill_causal_mask(blk, row, row // k_chunk * k_chunk)
 
         @datamovement()
         def movement(q_cb, k_cb, v_cb, out_cb):
@@ -258,17 +263,17 @@ def compile_flash_attention(
 ) -> FlashAttention:
     """Compiles FlashAttention for q, k, v of `shape` [B, H, S, D] with `kernel` (one of
     KERNELS; default implicit). An explicit chunk
-    size that cannot work raises ValueError; the implicit kernel's causal diagonal is
-    one K/V chunk, so it takes q_chunk == k_chunk. Chunk sizes left as None follow what the
-    cost model rewards (bench/flash_attention.py, docs/flash_attention.md "Chunk sizes"):
+    size that cannot work raises ValueError; the implicit kernel's causal diagonal of a
+    Q chunk lies in one K/V chunk, so it takes k_chunk a multiple of q_chunk. Chunk
+    sizes left as None follow what the cost model rewards (bench/flash_attention.py, docs/flash_attention.md "Chunk sizes"):
     Q chunks of QUICK_Q_CHUNK rows when that still gives every core a unit, else the
     largest Q chunk that does (causal: two units, a short and a long row of the
     triangle, if Q chunks stay >= 64 rows); and the largest K chunk that fits L1 and
     leaves at least two K steps, so the next chunk's read overlaps this one's math
-    (causal: 128 or the Q chunk, whichever is larger, as wider diagonal blocks waste
-    masked work). The explicit kernel, the benchmark baseline, keeps the rule it was
+    (causal: twice the Q chunk, else the Q chunk: half the K steps of equal chunks,
+    while wider diagonal blocks waste more masked work). The explicit kernel, the benchmark baseline, keeps the rule it was
     measured with: the largest Q chunk that gives every core a unit, K chunks of at most
-    256 rows.
+    256 rows (causal: 128 or the Q chunk, whichever is larger).
     `kv_dtype="bfloat8_b"` stores K and V as bfp8_b, as tt-metal's SDPA does: half the
     bytes in DRAM, L1 and on the NoC, at bfp8_b's precision (docs/dsl.md)."""
     batch, heads, seq_len, head_dim = shape
@@ -277,10 +282,10 @@ def compile_flash_attention(
     kernel = kernel or "implicit"
     if kernel not in KERNELS:
         raise ValueError(f"kernel={kernel!r}: choose one of {KERNELS}")
-    if causal and kernel == "implicit" and q_chunk and k_chunk and q_chunk != k_chunk:
+    if causal and kernel == "implicit" and q_chunk and k_chunk and k_chunk % q_chunk:
         raise ValueError(
-            f"q_chunk={q_chunk}, k_chunk={k_chunk}: the implicit kernel's causal diagonal is "
-            "one K/V chunk, so it needs q_chunk == k_chunk"
+            f"q_chunk={q_chunk}, k_chunk={k_chunk}: the implicit kernel's causal diagonal "
+            "must lie in one K/V chunk, so k_chunk must be a multiple of q_chunk"
         )
     scale = 1.0 / math.sqrt(head_dim) if scale is None else float(scale)
     cores = grid[0] * grid[1]
@@ -300,12 +305,14 @@ def compile_flash_attention(
         k_options.sort(key=lambda c: (c == seq_len, -c))
     failures = []
     for q_size in q_options:
-        if causal and k_chunk is None:
+        if causal and k_chunk is None and kernel == "implicit":
+            k_options = sorted(k_options, key=lambda c: (c != 2 * q_size, c != q_size, -c))
+        elif causal and k_chunk is None:
             diagonal_width = max(q_size, 128)
             k_options = sorted(k_options, key=lambda c: (c > diagonal_width, -c))
         for k_size in k_options:
             if kernel == "implicit":
-                if causal and k_size != q_size:
+                if causal and k_size % q_size:
                     continue
                 cores = implicit_grid(shape, q_size, grid, paired=causal)
                 compiled = flash_attention_kernel(

@@ -69,13 +69,13 @@ from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.str_enum import StrEnum
 
-from ttlang.dialects.ttcore import DataType, DataTypeAttr, MemorySpace, BracketedEnumSyntax
+from ttlang.dialects.ttcore import (
+    BracketedEnumSyntax, DataType, DataTypeAttr, MemorySpace, device_of,
+)
 
 THREAD_ATTR = "ttkernel.thread"
 """The name of the function attribute holding a kernel's `ThreadAttr`."""
 
-NUM_CBS = 32
-MAX_DST_TILES = 16  # the largest DST section of any configuration (16-bit, full sync)
 
 # --------------------------------------------------------------------------- attributes
 
@@ -319,20 +319,22 @@ class TTKernelOp(IRDLOperation):
                 raise VerifyException(f"a compute op cannot run in a {thread.value} kernel")
             if self.THREADS == "datamovement" and thread.is_compute:
                 raise VerifyException("a data-movement op cannot run in a compute kernel")
+        device = device_of(self)
         for name, _ in type(self).get_irdl_definition().operands:
             operand = getattr(self, name)
             value = constant_int(operand) if isinstance(operand, SSAValue) else None
             if value is None:
                 continue
-            if _is_cb_operand(name) and not 0 <= value < NUM_CBS:
+            if _is_cb_operand(name) and not 0 <= value < device.max_cbs.data:
                 raise VerifyException(
-                    f"CB id {value} of '{name}' is out of range [0, {NUM_CBS})"
+                    f"CB id {value} of '{name}' is out of range [0, {device.max_cbs.data})"
                 )
             if name == "num_tiles" and value <= 0:
                 raise VerifyException(f"num_tiles must be positive, got {value}")
-            if _is_dst_operand(name) and not 0 <= value < MAX_DST_TILES:
+            # the largest DST section of any configuration: 16-bit data, full sync
+            if _is_dst_operand(name) and not 0 <= value < device.dst_tiles_16bit.data:
                 raise VerifyException(
-                    f"DST index {value} of '{name}' is out of range [0, {MAX_DST_TILES})"
+                    f"DST index {value} of '{name}' is out of range [0, {device.dst_tiles_16bit.data})"
                 )
             if name == "num_dests" and value <= 0:
                 raise VerifyException(f"num_dests must be positive, got {value}")
