@@ -101,15 +101,16 @@ shared grid dims: each receiver reserves its blocks and increments the sender's
 `ready`; the sender reads the blocks, waits for all receivers, multicasts each block
 into the same CB slot and sets their `valid` (inputs moving at one level with the
 same senders, like FlashAttention's k and v, share one handshake; a core first takes
-one branch per combination of its roles, in which it issues its first DRAM read and
-its `ready`s before the handshakes, run in the same order on every core). A sender
-reads its blocks one after the other: once a block's read is through it issues the
-next block's read, then multicasts this one, so each multicast overlaps the next read
-(`noc_async_read_barrier` waits for every read in flight: with all reads issued
-first, the first multicast would wait for the last read). The multicasts of a
-handshake are `linked` (the NoC keeps the path for the next one, to the same cores)
-and the `valid` set follows them without a write barrier (writes on a NoC arrive in
-order, tt-metal's pattern); their write barriers come last. Outputs get a writer:
+one branch per combination of its roles, in which it issues the first DRAM read of
+each handshake it sends and its `ready`s before the handshakes, run in the same order
+on every core). A sender reads a handshake's blocks one after the other: once a
+block's read is through it issues the next block's read, then multicasts this one, so
+each multicast overlaps the next read (`noc_async_read_barrier` waits for every read
+in flight: with all reads issued first, the first multicast would wait for the last
+read); a multicast is `linked` when the sender's next NoC command is the next block's
+multicast to the same cores (the NoC keeps the path: the last one, followed by a
+write barrier, is not). The sender pushes the blocks to its compute thread before
+the write barriers (compute only reads them), then sets `valid`. Outputs get a writer:
 `wait`, `dma_write`, `dma_wait`, `pop`. CBs keep their block count (2 by default: the
 reader fills one block while compute uses the other).
 
@@ -148,12 +149,13 @@ of `out`):
             scf.if %sends_a {
               scf.if %sends_b {                      // core (0, 0): sends both
                 %ta = d2m.dma_read %a[%row, %col], %a_blk : ...
+                %tb = d2m.dma_read %b[%row2, %col2], %b_blk : ...
                 d2m.semaphore_wait %a_ready, %c1 reset %c0
                 d2m.dma_wait %ta
-                %tb = d2m.dma_read %b[%row2, %col2], %b_blk : ...   // in flight during a's multicast
-                %ma = d2m.dma_mcast %a_blk, %a_blk core[%y, %c0] mcast[%c1, %c2] linked : ...
-                d2m.semaphore_set %a_valid, %c1 core[%y, %c0] mcast[%c1, %c2]
+                %ma = d2m.dma_mcast %a_blk, %a_blk core[%y, %c0] mcast[%c1, %c2] : ...
+                d2m.push %a_cb : !cb                 // compute may start on it
                 d2m.dma_wait %ma
+                d2m.semaphore_set %a_valid, %c1 core[%y, %c0] mcast[%c1, %c2]
                 ... the same for b (d2m.dma_wait %tb before its multicast), down the column ...
               } else { ... sends a, receives b ... }
             } else {
@@ -161,11 +163,11 @@ of `out`):
                 d2m.semaphore_inc %a_ready, %c1 core[%y, %c0]
                 d2m.semaphore_inc %b_ready, %c1 core[%c0, %x]
                 d2m.semaphore_wait %a_valid, %c1 reset %c0
+                d2m.push %a_cb : !cb
                 d2m.semaphore_wait %b_valid, %c1 reset %c0
+                d2m.push %b_cb : !cb
               }
             }
-            d2m.push %a_cb : !cb
-            d2m.push %b_cb : !cb
     }, {
       ... scf.for %m, %n: d2m.wait %out_cb, d2m.dma_write, d2m.dma_wait, d2m.pop ...
     }
@@ -822,9 +824,11 @@ def _read(
         _multicast(writer, block, groups)
     for sharing, stream in partial.items():
         _multicast_in_rounds(writer, block, stream, (sharing[0], semaphores[sharing], multicasts[sharing]), ivs)
-    for members in multicasts.values():
-        for cb, *_ in members:
-            emit(d2m.PushOp(cb), block)
+
+
+def _push(writer: _RegionWriter, block: Block, members: Sequence[Member]) -> None:
+    for cb, *_ in members:
+        writer.emit(d2m.PushOp(cb), block)
 
 
 def _multicast_in_rounds(
@@ -854,6 +858,7 @@ def _multicast_in_rounds(
     reads = [emit(d2m.DMAReadOp(source, indices, l1), own).tx for _, l1, source, indices in group[2]]
     for tx in reads:
         emit(d2m.DMAWaitOp(tx), own)
+    _push(writer, own, group[2])
     otherwise = own
     for backward in (True, False):
         rounds = [n for n in stream.rounds if (n in stream.backward) == backward]
@@ -950,7 +955,6 @@ def _multicast(
     first step of its backward loop waits for the sender's `go` (`_joiners`) before
     its `ready`."""
     emit, constant = writer.emit, writer.constant
-    assert receivers_of is None or len(groups) == 1, "a counted multicast is one group's"
     sender_at = {g: writer.space.grid[g] - 1 if backward else 0 for g in range(GRID_RANK)}
     conditions = []
     for shared, _, _ in groups:
@@ -964,26 +968,22 @@ def _multicast(
         return [constant(sender_at[g]) if g in shared else writer.core[g] for g in range(GRID_RANK)]
 
     def handshakes(branch: Block, sends: Sequence[bool]) -> None:
-        """A core's part in every group: its first DRAM read issued and its `ready`s
-        sent first, then the handshakes in group order; a sender waits for its
-        receivers' `ready`s, then for each block waits for its read, issues the next
-        block's read and multicasts this one, so that the multicast overlaps the next
-        read (a read barrier waits for every read in flight: reading all blocks at
-        once, the first multicast would wait for the last read)."""
-        sent = [
-            member
-            for (_, _, members), sending in zip(groups, sends)
-            if sending
-            for member in members
-        ]
+        """A core's part in every group: the first DRAM read of each group it sends
+        issued and its `ready`s sent first, then the handshakes in group order; a
+        sender waits for its receivers' `ready`s, then for each block waits for its
+        read, issues the group's next block's read and multicasts this one, so that
+        the multicast overlaps the next read (a read barrier waits for every read in
+        flight: with all the group's blocks read at once, the first multicast would
+        wait for the last read)."""
         reads: dict[SSAValue, SSAValue] = {}
 
-        def read(position: int, at: Block) -> None:
-            if position < len(sent):
-                _, l1, source, indices = sent[position]
-                reads[l1] = emit(d2m.DMAReadOp(source, indices, l1), at).tx
+        def read(member: Member, at: Block) -> None:
+            _, l1, source, indices = member
+            reads[l1] = emit(d2m.DMAReadOp(source, indices, l1), at).tx
 
-        read(0, branch)
+        for (_, _, members), sending in zip(groups, sends):
+            if sending:
+                read(members[0], branch)
         for (shared, (ready, *gate), _), sending in zip(groups, sends):
             if sending:
                 continue
@@ -998,6 +998,7 @@ def _multicast(
                 valid = gate[0]
             if not sending:
                 emit(d2m.SemaphoreWaitOp(operands=[valid, constant(1), [constant(0)]]), branch)
+                _push(writer, branch, members)
                 continue
             sender = senders(shared)
             send = branch
@@ -1017,21 +1018,25 @@ def _multicast(
                 any_ = emit(arith.CmpiOp(receivers, constant(0), "ugt"), branch).result
             emit(d2m.SemaphoreWaitOp(operands=[ready, receivers, [constant(0)]]), send)
             multicasts = []
-            first = sent.index(members[0])
-            for position, (_, l1, _, _) in enumerate(members, first):
+            for position, (_, l1, _, _) in enumerate(members):
                 emit(d2m.DMAWaitOp(reads[l1]), send)
-                read(position + 1, send)
-                multicasts.append(emit(d2m.DMAMulticastOp(l1, l1, sender, shape, linked=True), send).tx)
-            # writes on a NoC arrive in order: `valid` lands after the blocks
-            emit(d2m.SemaphoreSetOp(operands=[valid, constant(1), sender, shape]), send)
+                if position + 1 < len(members):
+                    read(members[position + 1], send)
+                # linked when the sender's next NoC command is the next block's multicast
+                linked = position + 2 == len(members)
+                multicasts.append(emit(d2m.DMAMulticastOp(l1, l1, sender, shape, linked), send).tx)
+            # the blocks go to compute before the multicasts are through (it only reads them)
+            _push(writer, send, members)
             for tx in multicasts:
                 emit(d2m.DMAWaitOp(tx), send)
+            emit(d2m.SemaphoreSetOp(operands=[valid, constant(1), sender, shape]), send)
             if send is not branch:  # no receivers: the other blocks read at once, then waited for
                 send.add_op(scf.YieldOp())
                 alone = Block()
                 rest = [emit(d2m.DMAReadOp(source, indices, l1), alone).tx for _, l1, source, indices in members[1:]]
                 for tx in [reads[members[0][1]], *rest]:
                     emit(d2m.DMAWaitOp(tx), alone)
+                _push(writer, alone, members)
                 alone.add_op(scf.YieldOp())
                 emit(scf.IfOp(any_, [], Region(send), Region(alone)), branch)
 

@@ -66,15 +66,18 @@
 // CHECK-NEXT:            scf.if %[[ANY]] {
 // CHECK-NEXT:              d2m.semaphore_wait %b_ready_1, %[[RECEIVERS]] reset %[[C0]]
 // CHECK-NEXT:              d2m.dma_wait %[[TX]]
-// CHECK-NEXT:              %[[MC:.*]] = d2m.dma_mcast %[[B_BLK]], %[[B_BLK]] core[%[[RY]], %[[C0]]] mcast[%{{.*}}, %[[CORES]]] linked
-// CHECK-NEXT:              d2m.semaphore_set %b_valid_1, %{{.*}} core[%[[RY]], %[[C0]]] mcast[%{{.*}}, %[[CORES]]]
+// CHECK-NEXT:              %[[MC:.*]] = d2m.dma_mcast %[[B_BLK]], %[[B_BLK]] core[%[[RY]], %[[C0]]] mcast[%{{.*}}, %[[CORES]]] :
+// CHECK-NEXT:              d2m.push %[[B_CB:.*]] :
 // CHECK-NEXT:              d2m.dma_wait %[[MC]]
+// CHECK-NEXT:              d2m.semaphore_set %b_valid_1, %{{.*}} core[%[[RY]], %[[C0]]] mcast[%{{.*}}, %[[CORES]]]
 // No receivers: only the read's wait
-// CHECK:                 } else {
+// CHECK-NEXT:            } else {
 // CHECK-NEXT:              d2m.dma_wait %[[TX]]
+// CHECK-NEXT:              d2m.push %[[B_CB]]
 // CHECK:               } else {
 // CHECK-NEXT:            d2m.semaphore_inc %b_ready_1, %{{.*}} core[%[[RY]], %[[C0]]]
 // CHECK-NEXT:            d2m.semaphore_wait %b_valid_1, %{{.*}} reset %[[C0]]
+// CHECK-NEXT:            d2m.push %[[B_CB]]
 // CHECK:             } else {
 // Round 1: the last core sends; core 0 (the range's start: 1 - receivers) joins when
 // its bound is j + 1, after the sender's `go`
@@ -94,9 +97,10 @@
 // CHECK-NEXT:              scf.if %[[ANY1]] {
 // CHECK-NEXT:                d2m.semaphore_wait %b_ready_1, %[[RECEIVERS1]] reset %[[C0]]
 // CHECK-NEXT:                d2m.dma_wait %[[TX1]]
-// CHECK-NEXT:                %[[MC1:.*]] = d2m.dma_mcast %[[B_BLK]], %[[B_BLK]] core[%[[RY]], %[[START]]] mcast[%[[C1]], %[[CORES1]]] linked
-// CHECK-NEXT:                d2m.semaphore_set %b_back_valid_1, %[[C1]] core[%[[RY]], %[[START]]] mcast[%[[C1]], %[[CORES1]]]
+// CHECK-NEXT:                %[[MC1:.*]] = d2m.dma_mcast %[[B_BLK]], %[[B_BLK]] core[%[[RY]], %[[START]]] mcast[%[[C1]], %[[CORES1]]] :
+// CHECK-NEXT:                d2m.push %[[B_CB]]
 // CHECK-NEXT:                d2m.dma_wait %[[MC1]]
+// CHECK-NEXT:                d2m.semaphore_set %b_back_valid_1, %[[C1]] core[%[[RY]], %[[START]]] mcast[%[[C1]], %[[CORES1]]]
 // CHECK:                 } else {
 // CHECK:                 } else {
 // CHECK-NEXT:              %[[JOINING:.*]] = arith.cmpi eq, %[[STEP]], %[[C0]] : index
@@ -104,12 +108,14 @@
 // CHECK-NEXT:                d2m.semaphore_wait %b_go_1, %[[C1]] reset %[[C0]]
 // CHECK:                   d2m.semaphore_inc %b_ready_1, %[[C1]] core[%[[RY]], %[[C1]]]
 // CHECK-NEXT:              d2m.semaphore_wait %b_back_valid_1, %[[C1]] reset %[[C0]]
+// CHECK-NEXT:              d2m.push %[[B_CB]]
 // CHECK:               } else {
 // CHECK-NEXT:            %[[OWN:.*]] = d2m.dma_read %b[%[[BROW]], %{{.*}}], %[[B_BLK]]
 // CHECK-NEXT:            d2m.dma_wait %[[OWN]]
+// CHECK-NEXT:            d2m.push %[[B_CB]]
 // CHECK-NEXT:          }
 // CHECK-NEXT:        }
-// CHECK-NEXT:        d2m.push
+// CHECK-NEXT:      }
 // CHECK:       }, {
 // CHECK:         d2m.dma_write
 func.func @serpentine_triangle(%a: !dram, %b: !dram, %out: !dram) {
@@ -171,8 +177,9 @@ func.func @unequal_heads(%a: !dram3, %b: !dram3, %out: !dram3) {
 
 // The triangle with two inputs multicast in the same rounds (causal attention's k and
 // v): one handshake; the sender reads c once b's read is through and multicasts b
-// meanwhile, both multicasts linked and followed by `valid`. With no receivers (its
-// loop alone reaches the block) it reads c at once and waits for both.
+// meanwhile (linked to c's multicast), pushes both blocks, waits for the multicasts,
+// then sets `valid`. With no receivers (its loop alone reaches the block) it reads c
+// at once and waits for both.
 // CHECK-LABEL: func.func @serpentine_pair
 // CHECK:       }, {
 // CHECK:             scf.if %{{.*}} {
@@ -183,16 +190,20 @@ func.func @unequal_heads(%a: !dram3, %b: !dram3, %out: !dram3) {
 // CHECK-NEXT:              d2m.semaphore_wait %b_c_ready_1, %{{.*}} reset %{{.*}}
 // CHECK-NEXT:              d2m.dma_wait %[[BTX]]
 // CHECK-NEXT:              %[[CTX:.*]] = d2m.dma_read %c
-// CHECK-NEXT:              %[[BMC:.*]] = d2m.dma_mcast {{.*}} linked
+// CHECK-NEXT:              %[[BMC:.*]] = d2m.dma_mcast {{.*}}] linked :
 // CHECK-NEXT:              d2m.dma_wait %[[CTX]]
-// CHECK-NEXT:              %[[CMC:.*]] = d2m.dma_mcast {{.*}} linked
-// CHECK-NEXT:              d2m.semaphore_set %b_c_valid_1
+// CHECK-NEXT:              %[[CMC:.*]] = d2m.dma_mcast {{.*}}] :
+// CHECK-NEXT:              d2m.push %[[B_CB:[^ ]*]] :
+// CHECK-NEXT:              d2m.push %[[C_CB:[^ ]*]] :
 // CHECK-NEXT:              d2m.dma_wait %[[BMC]]
 // CHECK-NEXT:              d2m.dma_wait %[[CMC]]
+// CHECK-NEXT:              d2m.semaphore_set %b_c_valid_1
 // CHECK-NEXT:            } else {
 // CHECK-NEXT:              %[[ALONE:.*]] = d2m.dma_read %c
 // CHECK-NEXT:              d2m.dma_wait %[[BTX]]
 // CHECK-NEXT:              d2m.dma_wait %[[ALONE]]
+// CHECK-NEXT:              d2m.push %[[B_CB]]
+// CHECK-NEXT:              d2m.push %[[C_CB]]
 // CHECK-NEXT:            }
 func.func @serpentine_pair(%a: !dram, %b: !dram, %c: !dram, %out: !dram) {
   d2m.generic {grid = #ttcore.grid<1x2>, block_factors = [1, 1], threads = [#d2m.thread<compute>], indexing_maps = [affine_map<(d0, d1) -> (d0, 0)>, affine_map<(d0, d1) -> (d1, 0)>, affine_map<(d0, d1) -> (d1, 0)>, affine_map<(d0, d1) -> (d0, 0)>], iterator_types = [#ttcore.iterator_type<parallel>, #ttcore.iterator_type<reduction>], loop_bounds = [affine_map<(d0, d1) -> ()>, affine_map<(d0, d1) -> (d0 + 1)>], deal = "serpentine"} ins(%a, %b, %c : !dram, !dram, !dram) outs(%out : !dram) {

@@ -70,12 +70,12 @@ func.func @stream_shard(%in: !dram, %out: !dram) {
 // Matmul on a 2x3 grid, K streamed in 3 blocks: `a` (m, k) is the same along a grid
 // row, so column 0 reads it and multicasts it to the row; `b` (k, n) likewise down a
 // grid column from row 0. Each gets a ready / valid semaphore pair. A core's roles
-// (sender or receiver of each) pick one of four branches, in which its first DRAM read
-// and its `ready`s go first, then the two handshakes in order; a core sending both
-// issues b's read once a's is through, before multicasting a (the read barrier waits
-// for every read in flight). Each multicast is linked to the `valid` set that follows
-// it (same cores; writes arrive in order), whose write barrier comes last. `out`
-// (m, n) is written once per (m, n), after the K loop.
+// (sender or receiver of each) pick one of four branches, in which its DRAM reads (the
+// first block of each group it sends) and its `ready`s go first, then the two
+// handshakes in order. A sender pushes its block to compute before the multicast's
+// write barrier (compute only reads it), then sets `valid`; a receiver pushes once
+// `valid` is set. A one-block handshake's multicast is not linked (a barrier follows
+// it). `out` (m, n) is written once per (m, n), after the K loop.
 // CHECK-LABEL: func.func @matmul_multicast
 // CHECK:       }, {
 // CHECK-NEXT:  ^bb0(%[[A_CB:[^:]*]]: !d2m.cb<{{.*}}>, %[[B_CB:[^:]*]]: !d2m.cb<{{.*}}>, %{{[^:]*}}: !d2m.cb<{{.*}}>, %[[A_READY:[^:]*]]: !d2m.semaphore, %[[A_VALID:[^:]*]]: !d2m.semaphore, %[[B_READY:[^:]*]]: !d2m.semaphore, %[[B_VALID:[^:]*]]: !d2m.semaphore):
@@ -95,46 +95,52 @@ func.func @stream_shard(%in: !dram, %out: !dram) {
 // CHECK-NEXT:          scf.if %[[A_SENDER]] {
 // CHECK-NEXT:            scf.if %[[B_SENDER]] {
 // CHECK-NEXT:              %[[ATX:.*]] = d2m.dma_read %a[%{{.*}}, %{{.*}}], %[[A_BLK]]
+// CHECK-NEXT:              %[[BTX:.*]] = d2m.dma_read %b[%{{.*}}, %{{.*}}], %[[B_BLK]]
 // CHECK-NEXT:              d2m.semaphore_wait %[[A_READY]], %[[C2]] reset %[[C0]]
 // CHECK-NEXT:              d2m.dma_wait %[[ATX]]
-// CHECK-NEXT:              %[[BTX:.*]] = d2m.dma_read %b[%{{.*}}, %{{.*}}], %[[B_BLK]]
-// CHECK-NEXT:              %[[MC:.*]] = d2m.dma_mcast %[[A_BLK]], %[[A_BLK]] core[%[[Y]], %[[C0]]] mcast[%[[C1]], %[[C3]]] linked
-// CHECK-NEXT:              d2m.semaphore_set %[[A_VALID]], %[[C1]] core[%[[Y]], %[[C0]]] mcast[%[[C1]], %[[C3]]]
+// CHECK-NEXT:              %[[MC:.*]] = d2m.dma_mcast %[[A_BLK]], %[[A_BLK]] core[%[[Y]], %[[C0]]] mcast[%[[C1]], %[[C3]]] :
+// CHECK-NEXT:              d2m.push %[[A_CB]]
 // CHECK-NEXT:              d2m.dma_wait %[[MC]]
+// CHECK-NEXT:              d2m.semaphore_set %[[A_VALID]], %[[C1]] core[%[[Y]], %[[C0]]] mcast[%[[C1]], %[[C3]]]
 // CHECK-NEXT:              d2m.semaphore_wait %[[B_READY]], %[[C1]] reset %[[C0]]
 // CHECK-NEXT:              d2m.dma_wait %[[BTX]]
-// CHECK-NEXT:              %[[MC:.*]] = d2m.dma_mcast %[[B_BLK]], %[[B_BLK]] core[%[[C0]], %[[X]]] mcast[%[[C2]], %[[C1]]] linked
-// CHECK-NEXT:              d2m.semaphore_set %[[B_VALID]], %[[C1]] core[%[[C0]], %[[X]]] mcast[%[[C2]], %[[C1]]]
+// CHECK-NEXT:              %[[MC:.*]] = d2m.dma_mcast %[[B_BLK]], %[[B_BLK]] core[%[[C0]], %[[X]]] mcast[%[[C2]], %[[C1]]] :
+// CHECK-NEXT:              d2m.push %[[B_CB]]
 // CHECK-NEXT:              d2m.dma_wait %[[MC]]
+// CHECK-NEXT:              d2m.semaphore_set %[[B_VALID]], %[[C1]] core[%[[C0]], %[[X]]] mcast[%[[C2]], %[[C1]]]
 // CHECK-NEXT:            } else {
 // CHECK-NEXT:              %[[ATX:.*]] = d2m.dma_read %a
 // CHECK-NEXT:              d2m.semaphore_inc %[[B_READY]], %[[C1]] core[%[[C0]], %[[X]]]
 // CHECK-NEXT:              d2m.semaphore_wait %[[A_READY]]
 // CHECK-NEXT:              d2m.dma_wait %[[ATX]]
 // CHECK-NEXT:              %{{.*}} = d2m.dma_mcast %[[A_BLK]]
-// CHECK-NEXT:              d2m.semaphore_set %[[A_VALID]]
+// CHECK-NEXT:              d2m.push %[[A_CB]]
 // CHECK-NEXT:              d2m.dma_wait
+// CHECK-NEXT:              d2m.semaphore_set %[[A_VALID]]
 // CHECK-NEXT:              d2m.semaphore_wait %[[B_VALID]], %[[C1]] reset %[[C0]]
+// CHECK-NEXT:              d2m.push %[[B_CB]]
 // CHECK-NEXT:            }
 // CHECK-NEXT:          } else {
 // CHECK-NEXT:            scf.if %[[B_SENDER]] {
 // CHECK-NEXT:              %[[BTX:.*]] = d2m.dma_read %b
 // CHECK-NEXT:              d2m.semaphore_inc %[[A_READY]], %[[C1]] core[%[[Y]], %[[C0]]]
 // CHECK-NEXT:              d2m.semaphore_wait %[[A_VALID]], %[[C1]] reset %[[C0]]
+// CHECK-NEXT:              d2m.push %[[A_CB]]
 // CHECK-NEXT:              d2m.semaphore_wait %[[B_READY]]
 // CHECK-NEXT:              d2m.dma_wait %[[BTX]]
 // CHECK-NEXT:              %{{.*}} = d2m.dma_mcast %[[B_BLK]]
-// CHECK-NEXT:              d2m.semaphore_set %[[B_VALID]]
+// CHECK-NEXT:              d2m.push %[[B_CB]]
 // CHECK-NEXT:              d2m.dma_wait
+// CHECK-NEXT:              d2m.semaphore_set %[[B_VALID]]
 // CHECK-NEXT:            } else {
 // CHECK-NEXT:              d2m.semaphore_inc %[[A_READY]], %[[C1]] core[%[[Y]], %[[C0]]]
 // CHECK-NEXT:              d2m.semaphore_inc %[[B_READY]], %[[C1]] core[%[[C0]], %[[X]]]
 // CHECK-NEXT:              d2m.semaphore_wait %[[A_VALID]], %[[C1]] reset %[[C0]]
+// CHECK-NEXT:              d2m.push %[[A_CB]]
 // CHECK-NEXT:              d2m.semaphore_wait %[[B_VALID]], %[[C1]] reset %[[C0]]
+// CHECK-NEXT:              d2m.push %[[B_CB]]
 // CHECK-NEXT:            }
 // CHECK-NEXT:          }
-// CHECK-NEXT:          d2m.push %[[A_CB]]
-// CHECK-NEXT:          d2m.push %[[B_CB]]
 // CHECK-NEXT:        }
 // CHECK-NEXT:      }
 // CHECK-NEXT:    }
@@ -197,7 +203,8 @@ func.func @explicit_and_unused(%in: !dram, %unused: !dram, %out: !dram) {
 // and v) share one handshake: one semaphore pair; k's read issued, then, once it is
 // through, v's read issued and k multicast (k's multicast overlaps v's read; issuing
 // both reads first, the read barrier before k's multicast would wait for v's too);
-// both multicasts linked, the `valid` set right after them, then their write barriers.
+// k's multicast linked to v's (the sender's next NoC command), v's not (its write
+// barrier follows); both blocks pushed, the write barriers, then `valid` set.
 // CHECK-LABEL: func.func @one_handshake
 // CHECK:       }, {
 // CHECK-NEXT:  ^bb0(%[[K_CB:[^:]*]]: !d2m.cb<{{.*}}>, %[[V_CB:[^:]*]]: !d2m.cb<{{.*}}>, %{{[^:]*}}: !d2m.cb<{{.*}}>, %[[READY:k_v_ready[^:]*]]: !d2m.semaphore, %[[VALID:k_v_valid[^:]*]]: !d2m.semaphore):
@@ -208,18 +215,20 @@ func.func @explicit_and_unused(%in: !dram, %unused: !dram, %out: !dram) {
 // CHECK-NEXT:      d2m.semaphore_wait %[[READY]]
 // CHECK-NEXT:      d2m.dma_wait %[[KTX]]
 // CHECK-NEXT:      %[[VTX:.*]] = d2m.dma_read %v[{{.*}}], %[[V_BLK]]
-// CHECK-NEXT:      %[[KMC:.*]] = d2m.dma_mcast %[[K_BLK]], %[[K_BLK]] {{.*}} linked
+// CHECK-NEXT:      %[[KMC:.*]] = d2m.dma_mcast %[[K_BLK]], %[[K_BLK]] {{.*}}] linked :
 // CHECK-NEXT:      d2m.dma_wait %[[VTX]]
-// CHECK-NEXT:      %[[VMC:.*]] = d2m.dma_mcast %[[V_BLK]], %[[V_BLK]] {{.*}} linked
-// CHECK-NEXT:      d2m.semaphore_set %[[VALID]]
+// CHECK-NEXT:      %[[VMC:.*]] = d2m.dma_mcast %[[V_BLK]], %[[V_BLK]] {{.*}}] :
+// CHECK-NEXT:      d2m.push %[[K_CB]]
+// CHECK-NEXT:      d2m.push %[[V_CB]]
 // CHECK-NEXT:      d2m.dma_wait %[[KMC]]
 // CHECK-NEXT:      d2m.dma_wait %[[VMC]]
+// CHECK-NEXT:      d2m.semaphore_set %[[VALID]]
 // CHECK-NEXT:    } else {
 // CHECK-NEXT:      d2m.semaphore_inc %[[READY]]
 // CHECK-NEXT:      d2m.semaphore_wait %[[VALID]]
+// CHECK-NEXT:      d2m.push %[[K_CB]]
+// CHECK-NEXT:      d2m.push %[[V_CB]]
 // CHECK-NEXT:    }
-// CHECK-NEXT:    d2m.push %[[K_CB]]
-// CHECK-NEXT:    d2m.push %[[V_CB]]
 func.func @one_handshake(%k: !dram, %v: !dram, %out: !dram) {
   d2m.generic {grid = #ttcore.grid<1x2>, block_factors = [1, 1, 1], indexing_maps = [#rk, #rk, #rn], iterator_types = [#ttcore.iterator_type<parallel>, #ttcore.iterator_type<parallel>, #ttcore.iterator_type<reduction>], threads = [#d2m.thread<compute>]} ins(%k, %v : !dram, !dram) outs(%out : !dram) {
   ^bb0(%k_cb: !cb, %v_cb: !cb, %out_cb: !cb):
