@@ -145,7 +145,11 @@ def describe_tensors(
             "defaults and are passed as keywords",
         )
     if not 1 <= num_outs <= len(args):
-        raise kernel.error(kernel.tree, f"num_outs={num_outs}, but the kernel has {len(args)} tensors")
+        raise kernel.error(
+            decorator_keyword(kernel, "num_outs"),
+            f"num_outs={num_outs}, but the kernel has {len(args)} tensors",
+            f"pass num_outs between 1 and {len(args)}: the last num_outs tensors are the outputs",
+        )
     device_dtypes = dict(dtypes)
     names = [p.arg for p in parameters]
     for name, dtype in dtypes:

@@ -27,18 +27,24 @@ prologue copy of the accumulator tile. A loop qualifies when:
 Reductions are left alone: their packer runs with edge masks (tt-metal pairs L1
 accumulation only with matmul). The rewrite:
 
-- the CB holds one block (no ping-pong): reserved before the loop and written by the
-  init (unchanged), written by every iteration's generic, pushed after the loop;
+- the CB holds one block (no ping-pong): reserved before the loop, written by every
+  iteration's generic, pushed after the loop;
 - the generic reads no accumulator: its matmul starts from DST's zeros (the
   `d2m.l1_accumulate` attribute: d2m-lower-to-loops loads nothing into DST) and its
-  packs add onto the block, between `d2m.pack_l1_acc` on and off; when it is the loop's
-  only generic the two go around the loop (one packer reconfiguration each), otherwise
-  around the generic (other packs in the loop overwrite as before).
+  packs add onto the block while `d2m.pack_l1_acc` is on;
+- an init that fills the block with zeros, before a loop of constant bounds that runs
+  at least once, is dropped: the first iteration packs over the block and accumulation
+  is switched on at the second (tt-metal's matmul: `pack_reconfig_l1_acc(0)` for K block
+  0, `(1)` from block 1). Any other init is packed normally and accumulation is on from
+  the first iteration;
+- when the generic is the loop's only generic, accumulation goes on once (before the
+  loop, or in an `scf.if` at the second iteration) and off after the loop; otherwise
+  it goes on before the generic (`iv != lb` after a dropped zero fill) and off after it,
+  so the loop's other packs overwrite as before.
 
-The init is packed normally, so any starting value works (a zero fill for `zeros`).
-Numerics: each iteration's partial sum is rounded to the CB's format once in DST (as
-before) and the sum once more by the packer, where the copy into DST rounded nothing:
-with bf16 one rounding more per iteration (docs/passes.md states the measured error).
+Numerics: each iteration's partial sum is rounded to the CB's format in DST (from zero)
+and the sum once more by the packer; before, the running sum was copied into DST and
+every matmul onto it rounded it (docs/passes.md states the measured error).
 
 Before (examples/matmul.py's K loop after d2m-accumulate-into-dst):
 
@@ -64,14 +70,17 @@ Before (examples/matmul.py's K loop after d2m-accumulate-into-dst):
     }
     %sum = d2m.wait %acc_cb : !d2m.cb<!blk> -> !blk
 
-After:
+After (the zero fill dropped; accumulation on from the second K step):
 
     %acc_cb = d2m.local_cb : !d2m.cb<!blk, 1>
     %r0 = d2m.reserve %acc_cb : !d2m.cb<!blk, 1> -> !blk
-    linalg.generic {...} outs(%r0 : !blk) { d2m.tile_fill 0.0 }
-    %true = arith.constant true
-    d2m.pack_l1_acc %true
     scf.for %k = %c0 to %c4 step %c1 {
+      %second = arith.addi %c0, %c1 : index
+      %is_second = arith.cmpi eq, %k, %second : index
+      scf.if %is_second {
+        %true = arith.constant true
+        d2m.pack_l1_acc %true
+      }
       %a = d2m.wait %a_cb ...
       %b = d2m.wait %b_cb ...
       linalg.generic {...} ins(%a, %b : !blk, !blk) outs(%r0 : !blk) attrs = {d2m.l1_accumulate} {
@@ -99,7 +108,7 @@ from xdsl.context import Context
 from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import ArrayAttr, IntegerAttr, ModuleOp, UnitAttr, i1
 from xdsl.dialects.linalg.ops import GenericOp, YieldOp
-from xdsl.ir import Operation, Region
+from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
@@ -217,11 +226,55 @@ def _carried_sum(generic: GenericOp) -> _CarriedSum | None:
     )  # fmt: skip
 
 
+def _constant_index(value: SSAValue) -> int | None:
+    owner = value.owner
+    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
+        return owner.value.value.data
+    return None
+
+
+def _zero_fill_before(sum_: _CarriedSum) -> GenericOp | None:
+    """The init generic, when it fills the block with zeros and the loop runs at least
+    once (constant bounds): the first iteration can pack over the block instead."""
+    (init_reserve, _), loop = sum_.before, sum_.loop
+    users = [use.operation for use in init_reserve.result.uses]
+    if len(users) != 1 or not isinstance(users[0], GenericOp):
+        return None
+    init = users[0]
+    ops = body_ops(init)
+    if init.inputs or len(ops) != 1 or not isinstance(ops[0], d2m.TileFillOp):
+        return None
+    if ops[0].value.value.data != 0.0:
+        return None
+    lb, ub = _constant_index(loop.lb), _constant_index(loop.ub)
+    if lb is None or ub is None or ub <= lb:
+        return None
+    return init
+
+
+def _switch_on_after_first(loop: scf.ForOp, before: Operation | None) -> None:
+    """`d2m.pack_l1_acc` on from the loop's second iteration: `(iv != lb)` before
+    `before` every iteration, or once, at the top of the second iteration, when `before`
+    is None."""
+    body = loop.body.block
+    iv = body.args[0]
+    if before is not None:
+        not_first = arith.CmpiOp(iv, loop.lb, "ne")
+        Rewriter.insert_op([not_first, d2m.PackL1AccOp(not_first.result)], InsertPoint.before(before))
+        return
+    second = arith.AddiOp(loop.lb, loop.step)
+    is_second = arith.CmpiOp(iv, second.result, "eq")
+    on = arith.ConstantOp(IntegerAttr(1, i1))
+    switch = scf.IfOp(is_second.result, [], [on, d2m.PackL1AccOp(on.result), scf.YieldOp()])
+    Rewriter.insert_op([second, is_second, switch], InsertPoint.at_start(body))
+
+
 def _accumulate_in_l1(sum_: _CarriedSum) -> None:
     """Rewrites a qualifying loop (module docstring)."""
     generic, loop = sum_.generic, sum_.loop
     init_reserve, init_push = sum_.before
     wait, reserve, push, pop = sum_.inside
+    zero_fill = _zero_fill_before(sum_)
     cb_type = sum_.cb.result.type
     assert isinstance(cb_type, d2m.CBType)
     Rewriter.replace_op(sum_.cb, d2m.LocalCBOp(d2m.CBType(cb_type.block, 1)))
@@ -245,9 +298,14 @@ def _accumulate_in_l1(sum_: _CarriedSum) -> None:
 
     only_generic = [op for op in loop.walk() if isinstance(op, GenericOp)] == [accumulating]
     around = loop if only_generic else accumulating
-    on, off = (arith.ConstantOp(IntegerAttr(flag, i1)) for flag in (1, 0))
+    if zero_fill is not None:  # the first iteration packs over the block
+        Rewriter.erase_op(zero_fill)
+        _switch_on_after_first(loop, None if only_generic else accumulating)
+    else:
+        on = arith.ConstantOp(IntegerAttr(1, i1))
+        Rewriter.insert_op([on, d2m.PackL1AccOp(on.result)], InsertPoint.before(around))
+    off = arith.ConstantOp(IntegerAttr(0, i1))
     disable = d2m.PackL1AccOp(off.result)
-    Rewriter.insert_op([on, d2m.PackL1AccOp(on.result)], InsertPoint.before(around))
     Rewriter.insert_op([off, disable], InsertPoint.after(around))
     pushed_after = disable if only_generic else loop
     Rewriter.insert_op(d2m.PushOp(init_reserve.cb), InsertPoint.after(pushed_after))

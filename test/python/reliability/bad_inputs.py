@@ -485,7 +485,7 @@ def local_cb_without_blocks():
 
 @bad(L1BudgetError, "need 16392 KiB of L1 per core", "cb2 8192 x 2048 B")
 def local_cb_larger_than_l1():
-    @pykernel_gen(grid=(1, 1))
+    @pykernel_gen(grid=(1, 1))  # <- local_cb_larger_than_l1
     def hoards(x, out):  # x and out implicit
         big_cb = CircularBuffer((2048, 2048))  # two 64x64-tile blocks: 16 MiB
 
