@@ -113,7 +113,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from ttlang.dialects import d2m, ttkernel
-from ttlang.dialects.ttcore import DataType, MemorySpace, TileType
+from ttlang.dialects.ttcore import DataType, MemorySpace, TileType, constant_int
 from ttlang.transforms.analysis.compute_config import COMPUTE_CONFIG_ATTR, compute_config_of
 from ttlang.transforms.analysis.provenance import CBBlock, DstRegister, memref_origin
 from ttlang.transforms.diagnostics import PassError, PassInvariantError, source_location
@@ -430,7 +430,7 @@ class _KernelBuilder:
         assert isinstance(dram_type, MemRefType)
         shape = dram_type.get_shape()
         name = dram.name_hint or f"arg{list(self.kernel_args).index(dram)}"
-        constants = [ttkernel.constant_int(index) for index in origin]
+        constants = [constant_int(index) for index in origin]
         for dim, (index, tiles, extent) in enumerate(zip(constants, block_shape, shape)):
             if index is not None and not 0 <= index <= extent - tiles:
                 raise PassError(

@@ -22,9 +22,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from xdsl.dialects.builtin import IntAttr, StringAttr
+from xdsl.dialects.arith import ConstantOp
+from xdsl.dialects.builtin import IntAttr, IntegerAttr, StringAttr
 from xdsl.dialects.utils import EnumAttribute
-from xdsl.ir import Attribute, Dialect, Operation, ParametrizedAttribute, TypeAttribute
+from xdsl.ir import Attribute, Dialect, Operation, ParametrizedAttribute, SSAValue, TypeAttribute
 from xdsl.irdl import irdl_attr_definition, param_def
 from xdsl.parser import AttrParser
 from xdsl.printer import Printer
@@ -284,6 +285,14 @@ def device_of(op: Operation) -> DeviceAttr:
             return attr
         holder = holder.parent_op()
     return DeviceAttr.from_description(load_device())
+
+
+def constant_int(value: SSAValue) -> int | None:
+    """The value of `value` if an `arith.constant` defines it."""
+    owner = value.owner
+    if isinstance(owner, ConstantOp) and isinstance(owner.value, IntegerAttr):
+        return owner.value.value.data
+    return None
 
 
 TTCore = Dialect(

@@ -30,7 +30,6 @@ from collections.abc import Sequence
 from typing import ClassVar
 
 from xdsl.dialects import func
-from xdsl.dialects.arith import ConstantOp
 from xdsl.dialects.builtin import (
     ArrayAttr,
     I32,
@@ -70,7 +69,7 @@ from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.str_enum import StrEnum
 
 from ttlang.dialects.ttcore import (
-    BracketedEnumSyntax, DataType, DataTypeAttr, MemorySpace, device_of,
+    BracketedEnumSyntax, DataType, DataTypeAttr, MemorySpace, constant_int, device_of,
 )
 
 THREAD_ATTR = "ttkernel.thread"
@@ -253,14 +252,6 @@ def kernel_thread(op: Operation) -> Thread | None:
         return None
     attr = kernel.attributes.get(THREAD_ATTR)
     return attr.data if isinstance(attr, ThreadAttr) else None
-
-
-def constant_int(value: SSAValue) -> int | None:
-    """The value of `value` if an `arith.constant` defines it."""
-    owner = value.owner
-    if isinstance(owner, ConstantOp) and isinstance(owner.value, IntegerAttr):
-        return owner.value.value.data
-    return None
 
 
 def _is_cb_operand(name: str) -> bool:

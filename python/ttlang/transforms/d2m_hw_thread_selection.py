@@ -75,13 +75,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import ArrayAttr, IntAttr, IntegerAttr, ModuleOp
-from xdsl.ir import Block, Operation, SSAValue
+from xdsl.dialects import scf
+from xdsl.dialects.builtin import ArrayAttr, IntAttr, ModuleOp
+from xdsl.ir import Block, Operation
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
 from ttlang.dialects import d2m
+from ttlang.dialects.ttcore import constant_int
 from ttlang.transforms.diagnostics import PassError
 
 _SEMAPHORE_OPS = (d2m.SemaphoreSetOp, d2m.SemaphoreIncOp, d2m.SemaphoreWaitOp)
@@ -103,13 +104,6 @@ def _is_reader(block: Block) -> bool:
     )
 
 
-def _constant(value: SSAValue) -> int | None:
-    owner = value.owner
-    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
-        return owner.value.value.data
-    return None
-
-
 def _trip_count(op: Operation, generic: d2m.GenericOp) -> int:
     """How many times `op` runs per core: the product of its loops' constant trip
     counts (an `scf.if` counts as taken)."""
@@ -117,7 +111,7 @@ def _trip_count(op: Operation, generic: d2m.GenericOp) -> int:
     parent = op.parent_op()
     while parent is not None and parent is not generic:
         if isinstance(parent, scf.ForOp):
-            bounds = [_constant(v) for v in (parent.lb, parent.ub, parent.step)]
+            bounds = [constant_int(v) for v in (parent.lb, parent.ub, parent.step)]
             if None in bounds:
                 raise PassError(
                     generic,

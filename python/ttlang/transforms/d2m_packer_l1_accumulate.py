@@ -108,12 +108,12 @@ from xdsl.context import Context
 from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import ArrayAttr, IntegerAttr, ModuleOp, UnitAttr, i1
 from xdsl.dialects.linalg.ops import GenericOp, YieldOp
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from ttlang.dialects import d2m
-from ttlang.dialects.ttcore import DataType, TileType
+from ttlang.dialects.ttcore import DataType, TileType, constant_int
 from ttlang.transforms.analysis.dst_liveness import (
     EPILOGUE_ATTR,
     L1_ACCUMULATE_ATTR,
@@ -226,13 +226,6 @@ def _carried_sum(generic: GenericOp) -> _CarriedSum | None:
     )  # fmt: skip
 
 
-def _constant_index(value: SSAValue) -> int | None:
-    owner = value.owner
-    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
-        return owner.value.value.data
-    return None
-
-
 def _zero_fill_before(sum_: _CarriedSum) -> GenericOp | None:
     """The init generic, when it fills the block with zeros and the loop runs at least
     once (constant bounds): the first iteration can pack over the block instead."""
@@ -246,7 +239,7 @@ def _zero_fill_before(sum_: _CarriedSum) -> GenericOp | None:
         return None
     if ops[0].value.value.data != 0.0:
         return None
-    lb, ub = _constant_index(loop.lb), _constant_index(loop.ub)
+    lb, ub = constant_int(loop.lb), constant_int(loop.ub)
     if lb is None or ub is None or ub <= lb:
         return None
     return init
