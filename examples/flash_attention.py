@@ -16,14 +16,13 @@ generated writer stores acc / l.
 Causal (`causal=True`, k_chunk a multiple of q_chunk): Q chunk i attends to K/V chunks
 0..i·q_chunk // k_chunk (`loop_bounds`), the generated reader reads just those;
 `deal="serpentine"` gives each core a long and a short row of the triangle and walks
-the short one's K/V chunks
-backwards, so every core of a column takes chunk j at the same step, and the core
-that needs every chunk of the round (first or last of the column) multicasts it to
-those that need it. The compute thread learns its Q
-chunk with `block_index` and adds the 0 / -inf mask to the diagonal chunk's scores
-(last in a forward walk, first in a backward one), a block the `masks` thread fills
-per diagonal (`fill_causal_mask`) in `mask_cb`, a kernel-local CB: no tensor behind
-it, no mask read from DRAM.
+the short one's K/V chunks backwards, so every core of a column takes chunk j at the
+same step, and the core that needs every chunk of the round (first or last of the
+column) multicasts it to those that need it. The compute thread learns its Q chunk
+with `block_index` and adds the 0 / -inf mask to the diagonal chunk's scores (last in
+a forward walk, first in a backward one), a block the `masks` thread fills per
+diagonal (`fill_causal_mask`) in `mask_cb`, a kernel-local CB: no tensor behind it,
+no mask read from DRAM.
 
     python examples/flash_attention.py
 """
@@ -262,18 +261,19 @@ def compile_flash_attention(
     kv_dtype="bfloat16",
 ) -> FlashAttention:
     """Compiles FlashAttention for q, k, v of `shape` [B, H, S, D] with `kernel` (one of
-    KERNELS; default implicit). An explicit chunk
-    size that cannot work raises ValueError; the implicit kernel's causal diagonal of a
-    Q chunk lies in one K/V chunk, so it takes k_chunk a multiple of q_chunk. Chunk
-    sizes left as None follow what the cost model rewards (bench/flash_attention.py, docs/flash_attention.md "Chunk sizes"):
-    Q chunks of QUICK_Q_CHUNK rows when that still gives every core a unit, else the
-    largest Q chunk that does (causal: two units, a short and a long row of the
-    triangle, if Q chunks stay >= 64 rows); and the largest K chunk that fits L1 and
-    leaves at least two K steps, so the next chunk's read overlaps this one's math
+    KERNELS; default implicit). An explicit chunk size that cannot work raises
+    ValueError; the implicit kernel's causal diagonal of a Q chunk lies in one K/V
+    chunk, so it takes k_chunk a multiple of q_chunk. Chunk sizes left as None follow
+    what the cost model rewards (bench/flash_attention.py, docs/flash_attention.md
+    "Chunk sizes"): Q chunks of QUICK_Q_CHUNK rows when that still gives every core a
+    unit, else the largest Q chunk that does (causal: two units, a short and a long row
+    of the triangle, if Q chunks stay >= 64 rows); and the largest K chunk that fits L1
+    and leaves at least two K steps, so the next chunk's read overlaps this one's math
     (causal: twice the Q chunk, else the Q chunk: half the K steps of equal chunks,
-    while wider diagonal blocks waste more masked work). The explicit kernel, the benchmark baseline, keeps the rule it was
-    measured with: the largest Q chunk that gives every core a unit, K chunks of at most
-    256 rows (causal: 128 or the Q chunk, whichever is larger).
+    while wider diagonal blocks waste more masked work). The explicit kernel, the
+    benchmark baseline, keeps the rule it was measured with: the largest Q chunk that
+    gives every core a unit, K chunks of at most 256 rows (causal: 128 or the Q chunk,
+    whichever is larger).
     `kv_dtype="bfloat8_b"` stores K and V as bfp8_b, as tt-metal's SDPA does: half the
     bytes in DRAM, L1 and on the NoC, at bfp8_b's precision (docs/dsl.md)."""
     batch, heads, seq_len, head_dim = shape
@@ -301,16 +301,18 @@ def compile_flash_attention(
         q_options = list(dict.fromkeys(pairs + quick + busy + q_options))
     k_candidates = K_CHUNK_CANDIDATES if kernel == "implicit" else Q_CHUNK_CANDIDATES
     k_options = _chunk_options("k_chunk", k_chunk, seq_len, k_candidates)
-    if k_chunk is None:  # largest first, a single K step (nothing to overlap) last
-        k_options.sort(key=lambda c: (c == seq_len, -c))
+
+    def k_preference(q_size: int):
+        """The sort key putting the K chunks to try for `q_size` first."""
+        if not causal:  # largest first, a single K step (nothing to overlap) last
+            return lambda c: (c == seq_len, -c)
+        if kernel == "implicit":
+            return lambda c: (c != 2 * q_size, c != q_size, -c)
+        return lambda c: (c > max(q_size, 128), -c)
+
     failures = []
     for q_size in q_options:
-        if causal and k_chunk is None and kernel == "implicit":
-            k_options = sorted(k_options, key=lambda c: (c != 2 * q_size, c != q_size, -c))
-        elif causal and k_chunk is None:
-            diagonal_width = max(q_size, 128)
-            k_options = sorted(k_options, key=lambda c: (c > diagonal_width, -c))
-        for k_size in k_options:
+        for k_size in sorted(k_options, key=k_preference(q_size)):
             if kernel == "implicit":
                 if causal and k_size % q_size:
                     continue
