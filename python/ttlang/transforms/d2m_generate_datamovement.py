@@ -1033,9 +1033,10 @@ def _multicast(
             if send is not branch:  # no receivers: the other blocks read at once, then waited for
                 send.add_op(scf.YieldOp())
                 alone = Block()
-                rest = [emit(d2m.DMAReadOp(source, indices, l1), alone).tx for _, l1, source, indices in members[1:]]
-                for tx in [reads[members[0][1]], *rest]:
-                    emit(d2m.DMAWaitOp(tx), alone)
+                for member in members[1:]:
+                    read(member, alone)
+                for _, l1, _, _ in members:
+                    emit(d2m.DMAWaitOp(reads[l1]), alone)
                 _push(writer, alone, members)
                 alone.add_op(scf.YieldOp())
                 emit(scf.IfOp(any_, [], Region(send), Region(alone)), branch)
