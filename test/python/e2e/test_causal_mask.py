@@ -1,6 +1,7 @@
 """`fill_causal_mask(blk, row, col)` end to end (examples/causal_mask.py): DSL ->
-d2m.fill_causal_mask -> ttkernel.fill_causal_mask_tile -> C++ defined in the reader ->
-emulator, against torch.triu.
+d2m.fill_causal_mask -> ttkernel.causal_mask_first_tile, fill_causal_mask_tile (the
+first tile of each kind) and NoC reads of the core's own L1 (the others) -> C++
+defined in the reader -> emulator, against torch.triu.
 
 Each core's reader fills its 2x2-tile block of a 128x128 mask, in a kernel-local CB
 (no tensor behind it), from its global row and column offsets, the diagonal shifted
