@@ -715,6 +715,7 @@ class LowerFillCausalMask(ConversionPattern):
         assert isinstance(tile, TileType)
         shape = block_type.get_shape()
         diagonal = builder.insert(arith.SubiOp(k.value(op.col), k.value(op.row))).result
+        diagonal.name_hint = "diagonal"
         own_x, own_y = (
             k.noc_coordinate(table, k.runtime_arg("core_index", dim, builder), builder)
             for table, dim in (("noc_x", 1), ("noc_y", 0))
@@ -733,7 +734,9 @@ class LowerFillCausalMask(ConversionPattern):
             first = inner.insert(
                 ttkernel.CausalMaskFirstTileOp(key_offset, row, col, _i32(inner, shape[-1]))
             ).result
-            first.name_hint = "first_alike"  # not the helper's name, which it would hide
+            # names for the C++ (the result not the helper's name, which it would hide)
+            for value, name in ((key_offset, "key_offset"), (index, "tile"), (first, "first_alike")):
+                value.name_hint = name
             is_first = inner.insert(arith.CmpiOp(first, index, "eq")).result
             write, copy = Block(), Block()
             writer = Builder(InsertPoint.at_end(write))
