@@ -893,6 +893,14 @@ def _lower_scalar(
     builder.insert(_SCALAR[type(op)](dst, bits))
 
 
+def _dest_reuse(
+    binary: ttkernel.BinaryOp, reuse: ttkernel.ReuseDest, cb: CBTile, dst: SSAValue, builder: Builder
+) -> None:
+    """DST[dst] = DST[dst] <binary> the CB tile (operands swapped with `reuse` srcb)."""
+    builder.insert(ttkernel.BinaryDestReuseTilesInitOp(binary, reuse, cb.cb))
+    builder.insert(ttkernel.BinaryDestReuseTilesOp(binary, reuse, cb.cb, cb.tile, dst))
+
+
 def _lower_binary(
     k: _KernelBuilder, op: Operation, engine: d2m.Engine, dst: SSAValue, builder: Builder
 ) -> None:
@@ -915,8 +923,7 @@ def _lower_binary(
         k.operand(in_dst, op, want_cb=False)
         cb = k.operand(from_cb, op, want_cb=True)
         reuse = ttkernel.ReuseDest.SRCA if to_srca else ttkernel.ReuseDest.SRCB
-        builder.insert(ttkernel.BinaryDestReuseTilesInitOp(binary, reuse, cb.cb))
-        builder.insert(ttkernel.BinaryDestReuseTilesOp(binary, reuse, cb.cb, cb.tile, dst))
+        _dest_reuse(binary, reuse, cb, dst, builder)
         return
     bcast = rhs.owner
     if isinstance(bcast, d2m.TileBcastOp) and bcast.engine == d2m.EngineAttr(d2m.Engine.UNPACK):
@@ -973,6 +980,15 @@ def _lower_reduce(
     builder.insert(ttkernel.ReduceTileOp(pool, dim, a.cb, scaler.cb, a.tile, scaler.tile, dst))
 
 
+def _lower_accumulate(
+    k: _KernelBuilder, op: Operation, engine: d2m.Engine, dst: SSAValue, builder: Builder
+) -> None:
+    """acc + tile: the FPU adds the CB tile onto the accumulator in DST (dest reuse)."""
+    assert isinstance(op, d2m.TileAccumulateOp)
+    a = k.operand(op.lhs, op, want_cb=True)
+    _dest_reuse(ttkernel.BinaryOp.ADD, ttkernel.ReuseDest.SRCA, a, dst, builder)
+
+
 def _lower_transpose(
     k: _KernelBuilder, op: Operation, engine: d2m.Engine, dst: SSAValue, builder: Builder
 ) -> None:
@@ -1025,6 +1041,7 @@ _TILE_OP_LOWERINGS: dict[type[Operation], _TileOpLowering] = {
     d2m.TileMatmulOp: _lower_matmul,
     d2m.TileReduceSumOp: _lower_reduce,
     d2m.TileReduceMaxOp: _lower_reduce,
+    d2m.TileAccumulateOp: _lower_accumulate,
     d2m.TileTransposeOp: _lower_transpose,
     d2m.TileBcastOp: _lower_bcast,
     d2m.TileFillOp: _lower_fill,
