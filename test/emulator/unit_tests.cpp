@@ -197,6 +197,24 @@ void test_noc_link_contention() {
   CHECK(other_row == one);
 }
 
+// A core reading its own L1 through the NoC (tt-metal's SDPA reader copies its mask
+// tiles so; ttlang's fill_causal_mask lowering too): no hop and no link, the core's
+// read port at the one-from-one rate and its latency; copies queue on that port,
+// another core's reads (other ports, no shared link) do not wait for them.
+void test_noc_self_read() {
+  const std::vector<std::pair<int, int>> positions = {{1, 1}, {2, 1}};
+  const NocParameters& p = n150().noc;
+  const uint32_t bytes = 2048;
+  const double stream = bytes / p.core_read_bytes_per_cycle;
+  NocTiming noc(n150(), positions);
+  uint64_t first = noc.core_read(0, 0, bytes, 0);
+  CHECK(first == static_cast<uint64_t>(std::ceil(stream)) + p.core_read_latency_cycles);
+  uint64_t second = noc.core_read(0, 0, bytes, 0);
+  CHECK(second == static_cast<uint64_t>(std::ceil(2 * stream)) + p.core_read_latency_cycles);
+  uint64_t other = noc.core_read(1, 1, bytes, 0);
+  CHECK(other == first);
+}
+
 // A write is acknowledged by a response from each destination, which the writer's port
 // takes one per write_response_cycles: a small multicast to 24 cores is bound by its
 // 24 responses, not by its one flit of data, and the next one queues behind them.
@@ -580,6 +598,7 @@ int main() {
   test_cost_table();
   test_device_descriptions();
   test_noc_link_contention();
+  test_noc_self_read();
   test_multicast_responses();
   test_api_call_costs();
   test_noc_issue_cost();

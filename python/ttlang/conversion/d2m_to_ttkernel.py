@@ -687,8 +687,13 @@ class LowerDMA(ConversionPattern):
 
 
 class LowerFillCausalMask(ConversionPattern):
-    """One mask tile per tile of the block; tile (.., i, j) starts `col + 32 j - row
-    - 32 i` key columns right of its first query row."""
+    """Tile (.., i, j) of the block starts `col + 32 j - row - 32 i` key columns right of
+    its first query row. A block holds at most four distinct tiles (all 0, all -inf, up
+    to two across the diagonal; `ttkernel.causal_mask_first_tile`): the first of each, in
+    row-major order, is written with `fill_causal_mask_tile`, every other tile is read
+    from it through the NoC (this core's own L1), and one read barrier ends the fill, as
+    tt-metal's SDPA reader builds its masks. Which tile is first depends on `col - row`,
+    a run-time value, so each tile chooses at run time."""
 
     ops = (d2m.FillCausalMaskOp,)
 
@@ -705,18 +710,41 @@ class LowerFillCausalMask(ConversionPattern):
         assert isinstance(tile, TileType)
         shape = block_type.get_shape()
         diagonal = builder.insert(arith.SubiOp(k.value(op.col), k.value(op.row))).result
+        own_x, own_y = (
+            k.noc_coordinate(table, k.runtime_arg("core_index", dim, builder), builder)
+            for table, dim in (("noc_x", 1), ("noc_y", 0))
+        )
+        tile_bytes = _i32(builder, tile.size_bytes())
 
         def per_tile(inner: Builder, ivs: list[SSAValue]) -> None:
-            tiles_right = inner.insert(arith.SubiOp(ivs[-1], ivs[-2])).result
+            row, col = ivs[-2:]
+            tiles_right = inner.insert(arith.SubiOp(col, row)).result
             columns_right = inner.insert(arith.MuliOp(tiles_right, _i32(inner, tile.cols.data))).result
             key_offset = inner.insert(arith.AddiOp(diagonal, columns_right)).result
-            offset = inner.insert(
-                arith.MuliOp(_linearize(inner, ivs, shape), _i32(inner, tile.size_bytes()))
+            index = _linearize(inner, ivs, shape)
+            address = inner.insert(
+                arith.AddiOp(base, inner.insert(arith.MuliOp(index, tile_bytes)).result)
             ).result
-            address = inner.insert(arith.AddiOp(base, offset)).result
-            inner.insert(ttkernel.FillCausalMaskTileOp(address, key_offset))
+            first = inner.insert(
+                ttkernel.CausalMaskFirstTileOp(key_offset, row, col, _i32(inner, shape[-1]))
+            ).result
+            first.name_hint = "first_alike"  # not the helper's name, which it would hide
+            is_first = inner.insert(arith.CmpiOp(first, index, "eq")).result
+            write, copy = Block(), Block()
+            writer = Builder(InsertPoint.at_end(write))
+            writer.insert(ttkernel.FillCausalMaskTileOp(address, key_offset))
+            writer.insert(scf.YieldOp())
+            copier = Builder(InsertPoint.at_end(copy))
+            source = copier.insert(
+                arith.AddiOp(base, copier.insert(arith.MuliOp(first, tile_bytes)).result)
+            ).result
+            noc_source = copier.insert(ttkernel.GetNocAddrOp(own_x, own_y, source)).result
+            copier.insert(ttkernel.NocAsyncReadOp(noc_source, address, tile_bytes))
+            copier.insert(scf.YieldOp())
+            inner.insert(scf.IfOp(is_first, [], Region(write), Region(copy)))
 
         emit_i32_loops(builder, shape, per_tile)
+        builder.insert(ttkernel.NocAsyncReadBarrierOp())
 
 
 class LowerDMAWait(ConversionPattern):

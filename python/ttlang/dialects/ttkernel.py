@@ -1719,6 +1719,49 @@ static inline void fill_causal_mask_tile(uint32_t l1_addr, int32_t key_offset) {
 
 
 @irdl_op_definition
+class CausalMaskFirstTileOp(_DataMovementOp):
+    """The row-major index, in a mask block `cols` tiles wide, of the first tile whose
+    causal mask is the one of tile (`row`, `col`), whose first key column lies
+    `key_offset` columns right of its first query row (as `fill_causal_mask_tile`'s).
+    The tiles of one diagonal (`col - row`) share a key offset, each diagonal 32 columns
+    more than the one left of it, so a block holds at most four distinct tiles: all 0
+    (key offset <= -31), all -inf (>= 32) and up to two across the diagonal. The lowering
+    of `d2m.fill_causal_mask` writes the first of each with `fill_causal_mask_tile` and
+    copies the others from it (tt-metal's SDPA reader does the same with the tiles of its
+    masks, generate_mask). tt-metal has no such call: `CPP_DEFINITION`."""
+
+    name = "ttkernel.causal_mask_first_tile"
+    key_offset = operand_def(I32)
+    row = operand_def(I32)
+    col = operand_def(I32)
+    cols = operand_def(I32)
+    result = result_def(I32)
+    assembly_format = _i32_operands_op(["key_offset", "row", "col", "cols"])
+
+    # All -inf: the diagonals from (key_offset - 32) / 32 left of this one on; row 0 is
+    # the first row holding any of them. All 0: the diagonals up to (-31 - key_offset) /
+    # 32 right of this one; the first row holding one is the first whose column 0 does.
+    # Across the diagonal: the top-left tile of its diagonal.
+    CPP_DEFINITION: ClassVar[str] = """\
+static inline int32_t causal_mask_first_tile(int32_t key_offset, int32_t row, int32_t col, int32_t cols) {
+  int32_t diagonal = col - row;
+  if (key_offset >= 32) {
+    int32_t first = diagonal - (key_offset - 32) / 32;
+    return first > 0 ? first : 0;
+  }
+  if (key_offset <= -31) {
+    int32_t last = diagonal + (-31 - key_offset) / 32;
+    return last < 0 ? -last * cols : 0;
+  }
+  int32_t back = row < col ? row : col;
+  return (row - back) * cols + col - back;
+}"""
+
+    def __init__(self, key_offset: SSAValue, row: SSAValue, col: SSAValue, cols: SSAValue):
+        super().__init__(operands=[key_offset, row, col, cols], result_types=[i32])
+
+
+@irdl_op_definition
 class GetSemaphoreOp(_DataMovementOp):
     """The L1 address of semaphore `semaphore_id` (the same on every core)."""
 
@@ -1989,6 +2032,7 @@ TTKernel = Dialect(
         NocAsyncReadBarrierOp,
         NocAsyncWriteBarrierOp,
         FillCausalMaskTileOp,
+        CausalMaskFirstTileOp,
         GetSemaphoreOp,
         NocSemaphoreSetOp,
         NocSemaphoreWaitOp,
