@@ -10,20 +10,25 @@ For each kernel, five pipelines:
   temporary is packed into a CB and unpacked again);
 - `fused`: the default pipeline without `d2m-accumulate-into-dst` (a reduction's
   result is combined with another value by a separate SFPU op);
-- `accum`: the default pipeline without `d2m-reciprocal-divisor` and
-  `d2m-packer-l1-accumulate`, and with `ttkernel-place-inits{init_groups=false}`: a matmul or reduction accumulates onto the
+- `accum`: the default pipeline without `d2m-reciprocal-divisor`,
+  `d2m-deferred-row-sum` and `d2m-packer-l1-accumulate`, and with `ttkernel-place-inits{init_groups=false}`: a matmul or reduction accumulates onto the
   value its result is added to (or maxed with), but a division by a broadcast block
   runs on the SFPU for every output tile, and every init is taken to reconfigure the
   whole core (an SFPU init and an FPU init alternating in a loop are both re-issued on
   every iteration);
+- `rowsum`: the default pipeline without `d2m-deferred-row-sum`: a row sum carried by
+  a loop (`l = l * a + rowsum(x)`) reduces every tile of `x` (reduce_tile) instead of
+  adding the tiles onto a tile-wide partial and row-summing it once after the loop (the
+  row "deferred row sum" compares it with `default` where they differ);
 - `reload`: the default pipeline without `d2m-packer-l1-accumulate`: a sum carried by
   a loop (`acc = acc + a @ b` over K blocks) is copied from its CB into DST every
   iteration and packed into the other block of a two-block CB (the row "packer L1
   accumulation" compares it with `default` where they differ);
 - `default`: the default pipeline (`ttlang.driver.DEFAULT_PIPELINE`): also
   `x / bcast(y)` as `x * bcast(recip(y))`, SFPU and FPU inits that hold together
-  hoisted out of loops together, and loop-carried matmul sums added up by the packer in
-  L1 (`pack_reconfig_l1_acc`), with no copy into DST.
+  hoisted out of loops together, loop-carried row sums kept as tile-wide partials, and
+  loop-carried matmul sums added up by the packer in L1 (`pack_reconfig_l1_acc`), with
+  no copy into DST.
 
 The passes that make lowering possible (bufferization, d2m-memref-provenance,
 d2m-tile-subblock, d2m-dst-allocate) run in all. Columns:
@@ -76,6 +81,7 @@ DST_ALLOCATE = "d2m-dst-allocate"
 RECIPROCAL = "d2m-reciprocal-divisor"
 PLACE_INITS = "ttkernel-place-inits"
 L1_ACCUMULATE = "d2m-packer-l1-accumulate"
+DEFERRED_ROW_SUM = "d2m-deferred-row-sum"
 REPORT_LINE = re.compile(
     r"peak (?P<peak>\d+)/(?P<capacity>\d+) DST tiles, spills (?P<spills>\d+) tiles, "
     r"sync sections (?P<syncs>\d+)"
@@ -213,13 +219,15 @@ def main() -> None:
     accum = tuple(
         f"{name}{{init_groups=false}}" if name == PLACE_INITS else name
         for name in default
-        if name not in (RECIPROCAL, L1_ACCUMULATE)
+        if name not in (RECIPROCAL, DEFERRED_ROW_SUM, L1_ACCUMULATE)
     )
     fused = tuple(name for name in accum if name != ACCUMULATE)
     unfused = tuple(name for name in fused if name != FUSION)
+    rowsum = tuple(name for name in default if name != DEFERRED_ROW_SUM)
     reload = tuple(name for name in default if name != L1_ACCUMULATE)
     pipelines = {
-        "unfused": unfused, "fused": fused, "accum": accum, "reload": reload, "default": default,
+        "unfused": unfused, "fused": fused, "accum": accum, "rowsum": rowsum, "reload": reload,
+        "default": default,
     }  # fmt: skip
     header = (
         f"{'kernel':<28} {'pipeline':<7} {'DST peak/cap':>12} {'spills':>6} {'syncs':>5} "
@@ -246,13 +254,14 @@ def main() -> None:
             f"modeled cycles fused -> accum -> default: {fused} -> {accum} -> {default} "
             f"({100 * (fused - default) / fused:.0f}% fewer)"
         )
-        reloaded, summed = results["reload"], results["default"]
-        if reloaded.unpacked != summed.unpacked:
-            print(
-                f"{'':<28} packer L1 accumulation (reload -> default): tiles unpacked "
-                f"{reloaded.unpacked} -> {summed.unpacked}, modeled cycles "
-                f"{reloaded.cycles} -> {summed.cycles}"
-            )
+        for label, change in (("rowsum", "deferred row sum"), ("reload", "packer L1 accumulation")):
+            before, after = results[label], results["default"]
+            if before.unpacked != after.unpacked:
+                print(
+                    f"{'':<28} {change} ({label} -> default): tiles unpacked "
+                    f"{before.unpacked} -> {after.unpacked}, modeled cycles "
+                    f"{before.cycles} -> {after.cycles}"
+                )
 
 
 if __name__ == "__main__":

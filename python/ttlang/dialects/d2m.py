@@ -915,6 +915,19 @@ class TileReduceMaxOp(_TileReduceOp):
 
 
 @irdl_op_definition
+class TileAccumulateOp(_TileBinaryOp):
+    """rhs + lhs, elementwise, `rhs` the accumulator: in a reduction generic, the sum of
+    the `lhs` tiles along the reduction dims with no reduction within a tile (a row sum
+    deferred to once after a loop, d2m-deferred-row-sum). On the FPU with the
+    accumulator in DST and `lhs` from a CB (tt-metal's `binary_dest_reuse_tiles<ELWADD,
+    DEST_TO_SRCA>`)."""
+
+    ENGINES: ClassVar[frozenset[Engine]] = frozenset({Engine.FPU})
+
+    name = "d2m.tile_accumulate"
+
+
+@irdl_op_definition
 class TileBcastOp(_EnginePlaced):
     """Replicates row 0, column 0 or element [0, 0] of `input` across the tile (`kind`)."""
 
@@ -1451,6 +1464,7 @@ D2M = Dialect(
         TileMatmulOp,
         TileReduceSumOp,
         TileReduceMaxOp,
+        TileAccumulateOp,
         TileBcastOp,
         TileFillOp,
         TileWhereOp,

@@ -6,11 +6,11 @@ combining op (an SFPU add or maximum of two DST tiles, ~100 modeled cycles a til
 gone, and so is the -inf fill a max reduction starts from.
 
 A bufferized reduction generic qualifies when:
-- its accumulating op `r` (matmul, reduce_sum, reduce_max) reads the body's output
+- its accumulating op `r` (matmul, reduce_sum, reduce_max, accumulate) reads the body's output
   argument as its accumulator and nothing else reads that argument;
 - the output block was just reserved (`output_is_undefined`), so the reduction starts
   from its identity (0 for sums, -inf for maxima) and `r` alone is `0 + a @ b`;
-- `r`'s only use is `x + r` / `r + x` (matmul, reduce_sum) or `maximum(x, r)` /
+- `r`'s only use is `x + r` / `r + x` (matmul, reduce_sum, accumulate) or `maximum(x, r)` /
   `maximum(r, x)` (reduce_max), an epilogue op, with `x` of `r`'s tile type read from a
   CB or computed by epilogue ops from CB tiles (so `x` does not depend on the
   reduction) whose results nothing else reads (the accumulation overwrites `x`).
@@ -73,6 +73,7 @@ _COMBINES: dict[type[Operation], type[Operation]] = {
     d2m.TileMatmulOp: d2m.TileAddOp,
     d2m.TileReduceSumOp: d2m.TileAddOp,
     d2m.TileReduceMaxOp: d2m.TileMaximumOp,
+    d2m.TileAccumulateOp: d2m.TileAddOp,
 }
 """An accumulating op -> the op that combines its result with another value the way it
 combines with its accumulator."""

@@ -420,6 +420,23 @@ func.func @spill_nothing(%cb: !d2m.cb<memref<1x1x!ttcore.tile<32x32, bf16>, #ttc
 
 // -----
 
+func.func @accumulate_f32_onto_bf16(%a: !ttcore.tile<32x32, f32>, %acc: !ttcore.tile<32x32, bf16>) {
+  // expected-error @+1 {{all tiles of this op must have the same type, but got !ttcore.tile<32x32, f32> and !ttcore.tile<32x32, bf16>.}}
+  %x = "d2m.tile_accumulate"(%a, %acc) : (!ttcore.tile<32x32, f32>, !ttcore.tile<32x32, bf16>) -> !ttcore.tile<32x32, bf16>
+  return
+}
+
+// -----
+
+!tile = !ttcore.tile<32x32, bf16>
+func.func @sfpu_accumulate(%a: !tile, %b: !tile) {
+  // expected-error @+1 {{'d2m.tile_accumulate' op cannot run on the sfpu engine; it runs on: fpu.}}
+  %m = d2m.tile_accumulate %a, %b {engine = #d2m.engine<sfpu>} : !tile
+  return
+}
+
+// -----
+
 !tile = !ttcore.tile<32x32, bf16>
 func.func @sfpu_matmul(%a: !tile, %b: !tile) {
   // expected-error @+1 {{'d2m.tile_matmul' op cannot run on the sfpu engine; it runs on: fpu.}}

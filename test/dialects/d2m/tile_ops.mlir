@@ -64,6 +64,7 @@ func.func @elementwise(%a: !tile, %b: !tile) {
 // CHECK-NEXT: %{{.*}} = d2m.tile_reduce_sum <row> %[[A]], %[[B]], %[[A]] : !ttcore.tile<32x32, bf16>
 // CHECK-NEXT: %{{.*}} = d2m.tile_reduce_max <col> %[[A]], %[[B]], %[[A]] : !ttcore.tile<32x32, bf16>
 // CHECK-NEXT: %{{.*}} = d2m.tile_reduce_sum <scalar> %[[A]], %[[B]], %[[A]] : !ttcore.tile<32x32, bf16>
+// CHECK-NEXT: %{{.*}} = d2m.tile_accumulate %[[B]], %[[A]] : !ttcore.tile<32x32, bf16>
 // CHECK-NEXT: %{{.*}} = d2m.tile_bcast <row> %[[A]] : !ttcore.tile<32x32, bf16>
 // CHECK-NEXT: %{{.*}} = d2m.tile_bcast <col> %[[A]] : !ttcore.tile<32x32, bf16>
 // CHECK-NEXT: %{{.*}} = d2m.tile_bcast <scalar> %[[A]] : !ttcore.tile<32x32, bf16>
@@ -72,6 +73,7 @@ func.func @elementwise(%a: !tile, %b: !tile) {
 // GENERIC-LABEL: "func.func"() <{sym_name = "accumulating"
 // GENERIC: "d2m.tile_matmul"(%{{.*}}, %{{.*}}, %{{.*}}) : (!ttcore.tile<32x32, bf16>, !ttcore.tile<32x32, bf16>, !ttcore.tile<32x32, f32>) -> !ttcore.tile<32x32, f32>
 // GENERIC: "d2m.tile_reduce_sum"(%{{.*}}, %{{.*}}, %{{.*}}) <{dim = #d2m.reduce_dim<row>}>
+// GENERIC: "d2m.tile_accumulate"(%{{.*}}, %{{.*}}) : (!ttcore.tile<32x32, bf16>, !ttcore.tile<32x32, bf16>) -> !ttcore.tile<32x32, bf16>
 // GENERIC: "d2m.tile_bcast"(%{{.*}}) <{kind = #d2m.bcast<row>}>
 
 func.func @accumulating(%a: !tile, %b: !tile, %acc: !acc) {
@@ -80,6 +82,7 @@ func.func @accumulating(%a: !tile, %b: !tile, %acc: !acc) {
   %rowsum = d2m.tile_reduce_sum <row> %a, %b, %a : !tile
   %colmax = d2m.tile_reduce_max <col> %a, %b, %a : !tile
   %total = d2m.tile_reduce_sum <scalar> %a, %b, %a : !tile
+  %sum = d2m.tile_accumulate %b, %a : !tile
   %brow = d2m.tile_bcast <row> %a : !tile
   %bcol = d2m.tile_bcast <col> %a : !tile
   %bscalar = d2m.tile_bcast <scalar> %a : !tile

@@ -6,8 +6,8 @@ a CB (the body's input arguments, and values a `d2m.dst_spill` packed into a CB)
 DST (everything an op computes). Which operands an op reads from where is decided by
 its engine (`FORMS`, shared with d2m-elementwise-fusion and d2m-lower-to-loops):
 
-- matmul, reduce: A and B (input, scaler) unpacked from CBs; the accumulator in DST,
-  updated in place;
+- matmul, reduce, accumulate: A and B (input, scaler) unpacked from CBs; the
+  accumulator in DST, updated in place;
 - transpose, broadcast: the input unpacked from a CB; the result in a new slot (not
   computed at all when applied while unpacking: a broadcast that is the second operand
   of an FPU add/sub/mul whose first operand is a CB tile, a transpose that is a
@@ -85,6 +85,7 @@ FORMS: dict[type[Operation], Form] = {
     d2m.TileMatmulOp: Form.ACCUMULATE_FROM_CBS,
     d2m.TileReduceSumOp: Form.ACCUMULATE_FROM_CBS,
     d2m.TileReduceMaxOp: Form.ACCUMULATE_FROM_CBS,
+    d2m.TileAccumulateOp: Form.ACCUMULATE_FROM_CBS,
     d2m.TileTransposeOp: Form.FROM_CB,
     d2m.TileBcastOp: Form.FROM_CB,
     d2m.TileAddOp: Form.FPU_OR_SFPU_BINARY,
