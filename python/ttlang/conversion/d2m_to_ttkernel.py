@@ -39,6 +39,11 @@ op family, `CB_DMA_SEMAPHORE_PATTERNS`; the tile ops by one lowering function pe
   address on the rectangle's cores other than the sender; the rectangle's corners are
   the NoC coordinates of its first and last column and row (the `noc_x`/`noc_y` args);
   a `linked` one passes `linked = true`.
+- Causal masks: `d2m.fill_causal_mask` of a reserved block -> loops over its tiles;
+  the first tile of each distinct mask (`ttkernel.causal_mask_first_tile`, chosen at
+  run time) is written with `fill_causal_mask_tile`, every other is a
+  `noc_async_read` of 2 KiB from that first tile at this core's own NoC coordinates;
+  then `noc_async_read_barrier` (tt-metal's SDPA reader builds its masks so).
 - Semaphores (the generic's block arguments after the CBs; id = position among them):
   `semaphore_wait` -> `noc_semaphore_wait` (+ `noc_semaphore_set` of the reset value);
   `semaphore_set` -> `noc_semaphore_set` here and, with a core or rectangle,
@@ -710,6 +715,7 @@ class LowerFillCausalMask(ConversionPattern):
         assert isinstance(tile, TileType)
         shape = block_type.get_shape()
         diagonal = builder.insert(arith.SubiOp(k.value(op.col), k.value(op.row))).result
+        diagonal.name_hint = "diagonal"
         own_x, own_y = (
             k.noc_coordinate(table, k.runtime_arg("core_index", dim, builder), builder)
             for table, dim in (("noc_x", 1), ("noc_y", 0))
@@ -728,7 +734,9 @@ class LowerFillCausalMask(ConversionPattern):
             first = inner.insert(
                 ttkernel.CausalMaskFirstTileOp(key_offset, row, col, _i32(inner, shape[-1]))
             ).result
-            first.name_hint = "first_alike"  # not the helper's name, which it would hide
+            # names for the C++ (the result not the helper's name, which it would hide)
+            for value, name in ((key_offset, "key_offset"), (index, "tile"), (first, "first_alike")):
+                value.name_hint = name
             is_first = inner.insert(arith.CmpiOp(first, index, "eq")).result
             write, copy = Block(), Block()
             writer = Builder(InsertPoint.at_end(write))
