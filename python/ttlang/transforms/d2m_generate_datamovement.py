@@ -44,8 +44,8 @@ heads per core whose counts differ fail it). The sender counts the receivers at 
 time and multicasts to just those (none: no handshake). In a forward round those
 cores only shrink, so no receiver signals `ready` for a later block early; in a
 backward round they grow, so a core taking its first block of the round waits for
-the sender's `go` (a third semaphore), which the sender gives at that block, after
-the previous block's `ready`s; backward rounds use their own `valid` (a sender's
+the sender's `go` (a semaphore of its own), which the sender gives at that block, after
+the previous block's `ready`s; backward rounds use their own `valid`s (a sender's
 `semaphore_set` leaves its own word at 1, and the forward sender receives in them).
 In the other rounds every core reads its own blocks.
 
@@ -96,21 +96,25 @@ Inputs get a reader: `reserve`, `dma_read` of the block, `dma_wait`, `push` (the
 of one loop level are all issued before the first wait). An input whose map does not
 use the loop dim of a grid dim (matmul's `a` has no n: every core of a grid row reads
 the same blocks) is read once per grid row (column, or grid) by its first core and
-multicast to the others with tt-metal's handshake on two new semaphores per set of
-shared grid dims: each receiver reserves its blocks and increments the sender's
-`ready`; the sender reads the blocks, waits for all receivers, multicasts each block
-into the same CB slot and sets their `valid` (inputs moving at one level with the
-same senders, like FlashAttention's k and v, share one handshake; a core first takes
-one branch per combination of its roles, in which it issues the first DRAM read of
-each handshake it sends and its `ready`s before the handshakes, run in the same order
-on every core). A sender reads a handshake's blocks one after the other: once a
-block's read is through it issues the next block's read, then multicasts this one, so
-each multicast overlaps the next read (`noc_async_read_barrier` waits for every read
-in flight: with all reads issued first, the first multicast would wait for the last
-read); a multicast is `linked` when the sender's next NoC command is the next block's
-multicast to the same cores (the NoC keeps the path: the last one, followed by a
-write barrier, is not). The sender pushes the blocks to its compute thread before
-the write barriers (compute only reads them), then sets `valid`. Outputs get a writer:
+multicast to the others with tt-metal's handshake on new semaphores per set of shared
+grid dims, a `ready` and a `valid` per input: each receiver reserves its blocks and
+increments the sender's `ready`; the sender reads the blocks, waits for all
+receivers, multicasts each block into the same CB slot and sets the receivers' `valid`
+of that block, on which they push it (inputs moving at one level with the same
+senders, like FlashAttention's k and v, share one handshake and its `ready`; a core
+first takes one branch per combination of its roles, in which it issues the first
+DRAM read of each handshake it sends and its `ready`s before the handshakes, run in
+the same order on every core). A sender reads a handshake's blocks one after the
+other: once a block's read is through it multicasts the block, `linked` to its
+`valid` set right after (the NoC keeps the path, so `valid` lands after the block),
+then issues the next block's read, so each multicast overlaps the next read
+(`noc_async_read_barrier` waits for every read in flight: with all reads issued
+first, the first multicast would wait for the last read). The last block's multicast
+is not linked: the write barriers follow, then its `valid`. The sender pushes each
+block to its compute thread before the write barriers (compute only reads them).
+The compute thread's `d2m.wait`s move down to the first op using the waited block
+or its CB: a `with k.wait(), v.wait()` starts on k before v has landed (a wait
+changes nothing other threads see, so waiting later adds no deadlock). Outputs get a writer:
 `wait`, `dma_write`, `dma_wait`, `pop`. CBs keep their block count (2 by default: the
 reader fills one block while compute uses the other).
 
@@ -241,8 +245,22 @@ class Stream:
 
 
 Member = tuple[SSAValue, SSAValue, SSAValue, list[SSAValue]]  # cb, L1 block, source, indices
-Group = tuple[tuple[int, ...], tuple[SSAValue, ...], Sequence[Member]]  # shared dims, semaphores
 Sharing = tuple[tuple[int, ...], tuple[int, ...] | None]  # Stream.sharing
+
+
+@dataclass(frozen=True)
+class Semaphores:
+    """A handshake's semaphores, as positions among the regions' block arguments: one
+    `ready`, a `valid` per member (by operand index: its block has landed), and where
+    the group is multicast in backward rounds a `back_valid` per member and `go`."""
+
+    ready: int
+    valid: dict[int, int]
+    back_valid: dict[int, int]
+    go: int | None
+
+
+Group = tuple[tuple[int, ...], Semaphores, Sequence[Member]]  # shared dims
 
 
 @dataclass(frozen=True)
@@ -637,7 +655,7 @@ class _RegionWriter:
         self,
         streams: Sequence[Stream],
         emit_stream,
-        semaphores: dict[Sharing, tuple[SSAValue, ...]],
+        semaphores: dict[Sharing, Semaphores],
         writes_after_inner_loops: bool,
     ) -> None:
         """Loops over the core's blocks down to the deepest stream; each stream's block
@@ -787,12 +805,36 @@ def _lower_block_indices(generic: d2m.GenericOp, space: IterationSpace | None) -
         parent.erase_op(op)
 
 
+def _wait_where_used(generic: d2m.GenericOp) -> None:
+    """Moves each `d2m.wait` of the compute thread down to the first op of its block
+    that uses the waited block or the CB: the reader hands over a handshake's blocks
+    one at a time (a `valid` each), and a `with a.wait(), b.wait()` then starts on `a`
+    without waiting for `b`. Waiting later only delays the thread's own progress (a
+    wait changes nothing another thread sees), so it adds no deadlock."""
+    kinds = generic.thread_kinds
+    compute = generic.thread_regions[kinds.index(d2m.ThreadType.COMPUTE)]
+    for wait in [op for op in compute.walk() if isinstance(op, d2m.WaitOp)]:
+        block = wait.parent_block()
+        assert block is not None
+        here = wait.next_op
+        while here is not None and not _uses(here, {wait.result, wait.cb}):
+            here = here.next_op
+        if here is not None and here is not wait.next_op:
+            wait.detach()
+            block.insert_op_before(wait, here)
+
+
+def _uses(op: Operation, values: set[SSAValue]) -> bool:
+    """Whether `op` or an op nested in it has an operand among `values`."""
+    return any(operand in values for nested in op.walk() for operand in nested.operands)
+
+
 def _read(
     writer: _RegionWriter,
     block: Block,
     streams: Sequence[Stream],
     ivs: Sequence[SSAValue],
-    semaphores: dict[Sharing, tuple[SSAValue, ...]],
+    semaphores: dict[Sharing, Semaphores],
 ) -> None:
     """Reads one block of each of `streams`: the DRAM reads are all issued before the
     first is waited for (they overlap on the NoC); then the multicast blocks, one
@@ -971,10 +1013,12 @@ def _multicast(
         """A core's part in every group: the first DRAM read of each group it sends
         issued and its `ready`s sent first, then the handshakes in group order; a
         sender waits for its receivers' `ready`s, then for each block waits for its
-        read, issues the group's next block's read and multicasts this one, so that
-        the multicast overlaps the next read (a read barrier waits for every read in
-        flight: with all the group's blocks read at once, the first multicast would
-        wait for the last read)."""
+        read, multicasts it (with its `valid` behind it but for the last block's,
+        set after the write barriers) and issues the group's next block's read, so
+        that the multicast overlaps the next read (a read barrier waits for every
+        read in flight: with all the group's blocks read at once, the first
+        multicast would wait for the last read); a receiver pushes each block on
+        its `valid`."""
         reads: dict[SSAValue, SSAValue] = {}
 
         def read(member: Member, at: Block) -> None:
@@ -984,21 +1028,27 @@ def _multicast(
         for (_, _, members), sending in zip(groups, sends):
             if sending:
                 read(members[0], branch)
-        for (shared, (ready, *gate), _), sending in zip(groups, sends):
+        def arg(position: int) -> SSAValue:
+            return writer.block.args[position]
+
+        for (shared, semaphores, _), sending in zip(groups, sends):
             if sending:
                 continue
             if backward:
+                assert semaphores.go is not None
                 step = writer.steps[ivs[-1]]
                 first = emit(arith.CmpiOp(step, constant(0), "eq"), branch).result
-                wait = Block([d2m.SemaphoreWaitOp(operands=[gate[-1], constant(1), [constant(0)]]), scf.YieldOp()])
-                emit(scf.IfOp(first, [], Region(wait), Region(Block([scf.YieldOp()]))), branch)
-            emit(d2m.SemaphoreIncOp(operands=[ready, constant(1), senders(shared)]), branch)
-        for (shared, (ready, valid, *gate), members), sending in zip(groups, sends):
-            if backward:  # its own `valid`: a sender's set leaves its own word at 1
-                valid = gate[0]
+                go = d2m.SemaphoreWaitOp(operands=[arg(semaphores.go), constant(1), [constant(0)]])
+                emit(scf.IfOp(first, [], Region(Block([go, scf.YieldOp()])), Region(Block([scf.YieldOp()]))), branch)
+            emit(d2m.SemaphoreIncOp(operands=[arg(semaphores.ready), constant(1), senders(shared)]), branch)
+        for (shared, semaphores, members), sending in zip(groups, sends):
+            # backward rounds have their own `valid`s: a sender's set leaves its own word at 1
+            valid_of = semaphores.back_valid if backward else semaphores.valid
+            valids = [arg(valid_of[cb.index]) for cb, *_ in members]
             if not sending:
-                emit(d2m.SemaphoreWaitOp(operands=[valid, constant(1), [constant(0)]]), branch)
-                _push(writer, branch, members)
+                for member, valid in zip(members, valids):
+                    emit(d2m.SemaphoreWaitOp(operands=[valid, constant(1), [constant(0)]]), branch)
+                    _push(writer, branch, [member])
                 continue
             sender = senders(shared)
             send = branch
@@ -1011,25 +1061,29 @@ def _multicast(
                 cores = emit(arith.AddiOp(receivers, constant(1)), branch).result
                 shape = [cores if g == grid_dim else constant(1) for g in range(GRID_RANK)]
                 if backward:  # the range ends at the sender
-                    _joiners(writer, branch, gate[-1], grid_dim, ivs, len(ivs) - 1)
+                    _joiners(writer, branch, arg(semaphores.go), grid_dim, ivs, len(ivs) - 1)
                     sender = list(sender)
                     sender[grid_dim] = emit(arith.SubiOp(sender[grid_dim], receivers), branch).result
                 send = Block()
                 any_ = emit(arith.CmpiOp(receivers, constant(0), "ugt"), branch).result
-            emit(d2m.SemaphoreWaitOp(operands=[ready, receivers, [constant(0)]]), send)
+            emit(d2m.SemaphoreWaitOp(operands=[arg(semaphores.ready), receivers, [constant(0)]]), send)
             multicasts = []
-            for position, (_, l1, _, _) in enumerate(members):
+            for position, (member, valid) in enumerate(zip(members, valids)):
+                l1 = member[1]
                 emit(d2m.DMAWaitOp(reads[l1]), send)
-                if position + 1 < len(members):
+                last = position + 1 == len(members)
+                # a block before the last: its `valid` follows it on the path it keeps
+                # (linked), so it lands after the block, and the receivers take it while
+                # the next block is read (the write barriers wait for the last)
+                multicasts.append(emit(d2m.DMAMulticastOp(l1, l1, sender, shape, not last), send).tx)
+                if not last:
+                    emit(d2m.SemaphoreSetOp(operands=[valid, constant(1), sender, shape]), send)
                     read(members[position + 1], send)
-                # linked when the sender's next NoC command is the next block's multicast
-                linked = position + 2 == len(members)
-                multicasts.append(emit(d2m.DMAMulticastOp(l1, l1, sender, shape, linked), send).tx)
-            # the blocks go to compute before the multicasts are through (it only reads them)
-            _push(writer, send, members)
+                # the block goes to compute before its multicast is through (it only reads it)
+                _push(writer, send, [member])
             for tx in multicasts:
                 emit(d2m.DMAWaitOp(tx), send)
-            emit(d2m.SemaphoreSetOp(operands=[valid, constant(1), sender, shape]), send)
+            emit(d2m.SemaphoreSetOp(operands=[valids[-1], constant(1), sender, shape]), send)
             if send is not branch:  # no receivers: the other blocks read at once, then waited for
                 send.add_op(scf.YieldOp())
                 alone = Block()
@@ -1060,7 +1114,7 @@ def _write(
     block: Block,
     streams: Sequence[Stream],
     ivs: Sequence[SSAValue],
-    semaphores: dict[Sharing, tuple[SSAValue, ...]],
+    semaphores: dict[Sharing, Semaphores],
 ) -> None:
     """Writes one block of each of `streams` to DRAM."""
     emit = writer.emit
@@ -1102,33 +1156,37 @@ def _thread_blocks(generic: d2m.GenericOp, needed: int) -> list[Block]:
     return free[:needed]
 
 
-def _add_semaphores(
-    generic: d2m.GenericOp, streams: Sequence[Stream]
-) -> dict[Sharing, tuple[int, ...]]:
-    """Two new semaphores (ready, valid) per set of grid dims inputs are multicast
-    along (every core runs the handshakes on one pair in the same order), and two more
-    where they are multicast in backward rounds: their `valid` (a sender's
-    `semaphore_set` leaves its own word at 1, and the forward rounds' sender receives
-    in backward ones) and `go`; appended to the block arguments of every region;
-    returns their argument positions."""
-    groups: dict[Sharing, list[str]] = {}
+def _add_semaphores(generic: d2m.GenericOp, streams: Sequence[Stream]) -> dict[Sharing, Semaphores]:
+    """New semaphores per set of grid dims inputs are multicast along (every core runs
+    the handshakes on one set in the same order): `ready`, and a `valid` per input, so
+    a receiver takes each block as soon as it has landed; where they are multicast in
+    backward rounds, a `back_valid` per input (a sender's `semaphore_set` leaves its
+    own word at 1, and the forward rounds' sender receives in backward ones) and
+    `go`; appended to the block arguments of every region."""
+    groups: dict[Sharing, list[int]] = {}
     backward: set[Sharing] = set()
     for stream in streams:
         if stream.shared_grid_dims:
-            name = generic.operands[stream.index].name_hint or f"operand{stream.index}"
-            groups.setdefault(stream.sharing, []).append(name)
+            groups.setdefault(stream.sharing, []).append(stream.index)
             if stream.backward:
                 backward.add(stream.sharing)
-    positions = {}
-    for shared, names in groups.items():
-        roles = ("ready", "valid") + (("back_valid", "go") if shared in backward else ())
+
+    def add(name: str) -> int:
         for region in generic.thread_regions:
-            for role in roles:
-                arg = region.block.insert_arg(d2m.SemaphoreType(), len(region.block.args))
-                arg.name_hint = "_".join([*names, role])
-        count = len(generic.thread_regions[0].block.args)
-        positions[shared] = tuple(range(count - len(roles), count))
-    return positions
+            arg = region.block.insert_arg(d2m.SemaphoreType(), len(region.block.args))
+            arg.name_hint = name
+        return len(generic.thread_regions[0].block.args) - 1
+
+    names = {i: generic.operands[i].name_hint or f"operand{i}" for i in range(len(generic.operands))}
+    semaphores = {}
+    for shared, indices in groups.items():
+        group = "_".join(names[i] for i in indices)
+        ready = add(f"{group}_ready")
+        valid = {i: add(f"{names[i]}_valid") for i in indices}
+        back = shared in backward
+        back_valid = {i: add(f"{names[i]}_back_valid") for i in indices} if back else {}
+        semaphores[shared] = Semaphores(ready, valid, back_valid, add(f"{group}_go") if back else None)
+    return semaphores
 
 
 def generate_datamovement(generic: d2m.GenericOp) -> None:
@@ -1143,17 +1201,14 @@ def generate_datamovement(generic: d2m.GenericOp) -> None:
     inputs = [s for s in streams if s.is_input]
     outputs = [s for s in streams if not s.is_input]
     blocks = _thread_blocks(generic, bool(inputs) + bool(outputs))
-    semaphore_positions = _add_semaphores(generic, inputs)
+    _wait_where_used(generic)
+    semaphores = _add_semaphores(generic, inputs)
     for group, emit_stream, block in (
         (inputs, _read, blocks[0] if inputs else None),
         (outputs, _write, blocks[-1] if outputs else None),
     ):
         if not group:
             continue
-        semaphores = {
-            shared: tuple(block.args[p] for p in positions)
-            for shared, positions in semaphore_positions.items()
-        }
         writer = _RegionWriter(block, generic, space)
         writer.nest(group, emit_stream, semaphores, writes_after_inner_loops=emit_stream is _write)
 

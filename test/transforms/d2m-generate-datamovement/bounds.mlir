@@ -176,10 +176,11 @@ func.func @unequal_heads(%a: !dram3, %b: !dram3, %out: !dram3) {
 }
 
 // The triangle with two inputs multicast in the same rounds (causal attention's k and
-// v): one handshake; the sender reads c once b's read is through and multicasts b
-// meanwhile (linked to c's multicast), pushes both blocks, waits for the multicasts,
-// then sets `valid`. With no receivers (its loop alone reaches the block) it reads c
-// at once and waits for both.
+// v): one handshake, a `valid` each; the sender multicasts b once its read is through
+// (linked to b's `valid`, set right after), reads c meanwhile, pushes b, then
+// multicasts and pushes c, waits for the multicasts and sets c's `valid`. A receiver
+// pushes each block on its own `valid`. With no receivers (its loop alone reaches the
+// block) it reads c at once and waits for both.
 // CHECK-LABEL: func.func @serpentine_pair
 // CHECK:       }, {
 // CHECK:             scf.if %{{.*}} {
@@ -189,15 +190,16 @@ func.func @unequal_heads(%a: !dram3, %b: !dram3, %out: !dram3) {
 // CHECK:                 scf.if %{{.*}} {
 // CHECK-NEXT:              d2m.semaphore_wait %b_c_ready_1, %{{.*}} reset %{{.*}}
 // CHECK-NEXT:              d2m.dma_wait %[[BTX]]
-// CHECK-NEXT:              %[[CTX:.*]] = d2m.dma_read %c
 // CHECK-NEXT:              %[[BMC:.*]] = d2m.dma_mcast {{.*}}] linked :
+// CHECK-NEXT:              d2m.semaphore_set %b_valid_1
+// CHECK-NEXT:              %[[CTX:.*]] = d2m.dma_read %c
+// CHECK-NEXT:              d2m.push %[[B_CB:[^ ]*]] :
 // CHECK-NEXT:              d2m.dma_wait %[[CTX]]
 // CHECK-NEXT:              %[[CMC:.*]] = d2m.dma_mcast {{.*}}] :
-// CHECK-NEXT:              d2m.push %[[B_CB:[^ ]*]] :
 // CHECK-NEXT:              d2m.push %[[C_CB:[^ ]*]] :
 // CHECK-NEXT:              d2m.dma_wait %[[BMC]]
 // CHECK-NEXT:              d2m.dma_wait %[[CMC]]
-// CHECK-NEXT:              d2m.semaphore_set %b_c_valid_1
+// CHECK-NEXT:              d2m.semaphore_set %c_valid_1
 // CHECK-NEXT:            } else {
 // CHECK-NEXT:              %[[ALONE:.*]] = d2m.dma_read %c
 // CHECK-NEXT:              d2m.dma_wait %[[BTX]]
@@ -205,6 +207,13 @@ func.func @unequal_heads(%a: !dram3, %b: !dram3, %out: !dram3) {
 // CHECK-NEXT:              d2m.push %[[B_CB]]
 // CHECK-NEXT:              d2m.push %[[C_CB]]
 // CHECK-NEXT:            }
+// CHECK-NEXT:          } else {
+// CHECK-NEXT:            d2m.semaphore_inc %b_c_ready_1
+// CHECK-NEXT:            d2m.semaphore_wait %b_valid_1
+// CHECK-NEXT:            d2m.push %[[B_CB]]
+// CHECK-NEXT:            d2m.semaphore_wait %c_valid_1
+// CHECK-NEXT:            d2m.push %[[C_CB]]
+// CHECK-NEXT:          }
 func.func @serpentine_pair(%a: !dram, %b: !dram, %c: !dram, %out: !dram) {
   d2m.generic {grid = #ttcore.grid<1x2>, block_factors = [1, 1], threads = [#d2m.thread<compute>], indexing_maps = [affine_map<(d0, d1) -> (d0, 0)>, affine_map<(d0, d1) -> (d1, 0)>, affine_map<(d0, d1) -> (d1, 0)>, affine_map<(d0, d1) -> (d0, 0)>], iterator_types = [#ttcore.iterator_type<parallel>, #ttcore.iterator_type<reduction>], loop_bounds = [affine_map<(d0, d1) -> ()>, affine_map<(d0, d1) -> (d0 + 1)>], deal = "serpentine"} ins(%a, %b, %c : !dram, !dram, !dram) outs(%out : !dram) {
   ^bb0(%a_cb: !cb, %b_cb: !cb, %c_cb: !cb, %out_cb: !cb):

@@ -198,35 +198,46 @@ func.func @explicit_and_unused(%in: !dram, %unused: !dram, %out: !dram) {
 !dram = memref<1x2x!tile, #ttcore.memory_space<dram>>
 #rk = affine_map<(d0, d1, d2) -> (d0, d2)>
 #rn = affine_map<(d0, d1, d2) -> (d0, d1)>
+#id = affine_map<(d0, d1) -> (d0, d1)>
 
 // Two inputs multicast along the same grid dim at one loop level (FlashAttention's k
-// and v) share one handshake: one semaphore pair; k's read issued, then, once it is
-// through, v's read issued and k multicast (k's multicast overlaps v's read; issuing
-// both reads first, the read barrier before k's multicast would wait for v's too);
-// k's multicast linked to v's (the sender's next NoC command), v's not (its write
-// barrier follows); both blocks pushed, the write barriers, then `valid` set.
+// and v) share one handshake: one `ready`, a `valid` each. k's read issued, then,
+// once it is through, k multicast, linked to its `valid` (set right after: it follows
+// k on the path k's multicast keeps, so it lands after k), v's read issued while k's
+// multicast is on its way, k pushed; then v multicast (not linked: its write barrier
+// follows), pushed, the write barriers and v's `valid`. A receiver pushes k on k's
+// `valid`, v on v's. The compute thread waits for each block where it first uses it:
+// the wait on v moves after the op using k.
 // CHECK-LABEL: func.func @one_handshake
+// CHECK:         ^bb0(%[[K_CB:[^:]*]]: !d2m.cb<{{.*}}>, %[[V_CB:[^:]*]]: !d2m.cb<{{.*}}>, %[[OUT_CB:[^:]*]]: !d2m.cb<{{.*}}>, %{{.*}}: !d2m.semaphore, %{{.*}}: !d2m.semaphore, %{{.*}}: !d2m.semaphore):
+// CHECK-NEXT:      %[[O:.*]] = d2m.reserve %[[OUT_CB]]
+// CHECK-NEXT:      %[[X:.*]] = d2m.wait %[[K_CB]]
+// CHECK-NEXT:      %[[E:.*]] = linalg.generic {{.*}} ins(%[[X]] : {{.*}}) outs(%[[O]] : {{.*}})
+// CHECK:           %[[Y:.*]] = d2m.wait %[[V_CB]]
+// CHECK-NEXT:      linalg.generic {{.*}} ins(%[[Y]] : {{.*}}) outs(%[[E]] : {{.*}})
 // CHECK:       }, {
-// CHECK-NEXT:  ^bb0(%[[K_CB:[^:]*]]: !d2m.cb<{{.*}}>, %[[V_CB:[^:]*]]: !d2m.cb<{{.*}}>, %{{[^:]*}}: !d2m.cb<{{.*}}>, %[[READY:k_v_ready[^:]*]]: !d2m.semaphore, %[[VALID:k_v_valid[^:]*]]: !d2m.semaphore):
+// CHECK-NEXT:  ^bb0(%[[K_CB:[^:]*]]: !d2m.cb<{{.*}}>, %[[V_CB:[^:]*]]: !d2m.cb<{{.*}}>, %{{[^:]*}}: !d2m.cb<{{.*}}>, %[[READY:k_v_ready[^:]*]]: !d2m.semaphore, %[[K_VALID:k_valid[^:]*]]: !d2m.semaphore, %[[V_VALID:v_valid[^:]*]]: !d2m.semaphore):
 // CHECK:         %[[K_BLK:.*]] = d2m.reserve %[[K_CB]]
 // CHECK:         %[[V_BLK:.*]] = d2m.reserve %[[V_CB]]
 // CHECK:         scf.if
 // CHECK-NEXT:      %[[KTX:.*]] = d2m.dma_read %k[{{.*}}], %[[K_BLK]]
 // CHECK-NEXT:      d2m.semaphore_wait %[[READY]]
 // CHECK-NEXT:      d2m.dma_wait %[[KTX]]
-// CHECK-NEXT:      %[[VTX:.*]] = d2m.dma_read %v[{{.*}}], %[[V_BLK]]
 // CHECK-NEXT:      %[[KMC:.*]] = d2m.dma_mcast %[[K_BLK]], %[[K_BLK]] {{.*}}] linked :
+// CHECK-NEXT:      d2m.semaphore_set %[[K_VALID]]
+// CHECK-NEXT:      %[[VTX:.*]] = d2m.dma_read %v[{{.*}}], %[[V_BLK]]
+// CHECK-NEXT:      d2m.push %[[K_CB]]
 // CHECK-NEXT:      d2m.dma_wait %[[VTX]]
 // CHECK-NEXT:      %[[VMC:.*]] = d2m.dma_mcast %[[V_BLK]], %[[V_BLK]] {{.*}}] :
-// CHECK-NEXT:      d2m.push %[[K_CB]]
 // CHECK-NEXT:      d2m.push %[[V_CB]]
 // CHECK-NEXT:      d2m.dma_wait %[[KMC]]
 // CHECK-NEXT:      d2m.dma_wait %[[VMC]]
-// CHECK-NEXT:      d2m.semaphore_set %[[VALID]]
+// CHECK-NEXT:      d2m.semaphore_set %[[V_VALID]]
 // CHECK-NEXT:    } else {
 // CHECK-NEXT:      d2m.semaphore_inc %[[READY]]
-// CHECK-NEXT:      d2m.semaphore_wait %[[VALID]]
+// CHECK-NEXT:      d2m.semaphore_wait %[[K_VALID]]
 // CHECK-NEXT:      d2m.push %[[K_CB]]
+// CHECK-NEXT:      d2m.semaphore_wait %[[V_VALID]]
 // CHECK-NEXT:      d2m.push %[[V_CB]]
 // CHECK-NEXT:    }
 func.func @one_handshake(%k: !dram, %v: !dram, %out: !dram) {
@@ -235,6 +246,16 @@ func.func @one_handshake(%k: !dram, %v: !dram, %out: !dram) {
     %x = d2m.wait %k_cb : !cb -> tensor<1x1x!tile>
     %y = d2m.wait %v_cb : !cb -> tensor<1x1x!tile>
     %o = d2m.reserve %out_cb : !cb -> tensor<1x1x!tile>
+    %e = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<1x1x!tile>) outs(%o : tensor<1x1x!tile>) {
+    ^bb0(%a: !tile, %b: !tile):
+      %r = d2m.tile_exp %a : !tile
+      linalg.yield %r : !tile
+    } -> tensor<1x1x!tile>
+    %f = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%y : tensor<1x1x!tile>) outs(%e : tensor<1x1x!tile>) {
+    ^bb0(%a: !tile, %b: !tile):
+      %r = d2m.tile_exp %a : !tile
+      linalg.yield %r : !tile
+    } -> tensor<1x1x!tile>
   }
   return
 }
