@@ -16,10 +16,12 @@ For each kernel, five pipelines:
   runs on the SFPU for every output tile, and every init is taken to reconfigure the
   whole core (an SFPU init and an FPU init alternating in a loop are both re-issued on
   every iteration);
-- `rowsum`: the default pipeline without `d2m-deferred-row-sum`: a row sum carried by
-  a loop (`l = l * a + rowsum(x)`) reduces every tile of `x` (reduce_tile) instead of
-  adding the tiles onto a tile-wide partial and row-summing it once after the loop (the
-  row "deferred row sum" compares it with `default` where they differ);
+- `rowsum`: the default pipeline without `d2m-deferred-row-sum` (and so without
+  anything for `d2m-row-sum-on-pack` to do): a row sum carried by a loop
+  (`l = l * a + rowsum(x)`) reduces every tile of `x` (reduce_tile) instead of adding the
+  tiles onto a tile-wide partial (in DST, or by the packer of the generic computing
+  them) and row-summing it once after the loop (the row "deferred row sum" compares it
+  with `default` where they differ);
 - `reload`: the default pipeline without `d2m-packer-l1-accumulate`: a sum carried by
   a loop (`acc = acc + a @ b` over K blocks) is copied from its CB into DST every
   iteration and packed into the other block of a two-block CB (the row "packer L1

@@ -5,10 +5,12 @@ temporaries: bufferization, d2m-memref-provenance, spilling)."""
 from __future__ import annotations
 
 from xdsl.dialects.builtin import MemRefType
-from xdsl.ir import Block, Operation, SSAValue
+from xdsl.dialects.linalg.ops import GenericOp
+from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from ttlang.dialects import d2m
+from ttlang.transforms.diagnostics import PassError
 
 
 def compute_entry(op: Operation) -> Block | None:
@@ -20,12 +22,32 @@ def compute_entry(op: Operation) -> Block | None:
     return found[1].block
 
 
+def bufferized_compute_generics(module: Operation) -> list[GenericOp]:
+    """The `linalg.generic`s of `module`'s compute regions, in order; a PassError when
+    one still returns tensors (for the passes that run after d2m-bufferize)."""
+    generics = [g for g in module.walk() if isinstance(g, GenericOp) and compute_entry(g) is not None]
+    for generic in generics:
+        if generic.res:
+            raise PassError(generic, "still returns tensors; run d2m-bufferize first.")
+    return generics
+
+
 def ancestor_in_block(op: Operation, block: Block) -> Operation | None:
     """`op` or its ancestor that lies directly in `block`."""
     current: Operation | None = op
     while current is not None and current.parent_block() is not block:
         current = current.parent_op()
     return current
+
+
+def defined_before(value: SSAValue, op: Operation) -> bool:
+    """Whether `value` is defined in a block enclosing `op`, before it (so `op` may use
+    it)."""
+    block = value.block if isinstance(value, BlockArgument) else value.owner.parent_block()  # type: ignore[union-attr]
+    current = ancestor_in_block(op, block) if block is not None else None
+    if current is None:
+        return False
+    return isinstance(value, BlockArgument) or value.owner.is_before_in_block(current)  # type: ignore[union-attr]
 
 
 def last_user(value: SSAValue, block: Block, default: Operation) -> Operation:

@@ -8,8 +8,10 @@ and the row sum is taken once, `rowsum(L)`, after the loop. By linearity,
 A reduce_tile costs 8 modeled cycles per fidelity phase (16 at HiFi2) for every tile
 of `x`; adding `x`'s tile onto the partial in DST (`d2m.tile_accumulate`:
 `binary_dest_reuse_tiles`, an FPU add) costs 8 (docs/cost_model.md), and the row sum
-after the loop one reduce_tile per tile of `L`. tt-metal's SDPA keeps its running sum
-the same way (a full tile per row of tiles, reduced by a matmul after the last chunk).
+after the loop one reduce_tile per tile of `L`; when a generic computes `x` in DST,
+d2m-row-sum-on-pack has its packer add the tiles instead (no math at all). tt-metal's
+SDPA keeps its running sum the same way (a full tile per row of tiles, reduced by a
+matmul after the last chunk).
 
 An update qualifies when its generic (on tensors, after d2m-elementwise-fusion) has
 loops parallel but for the last, a reduction; an output map `(d0, ..., 0)`; an
@@ -18,8 +20,10 @@ undefined output (`tensor.empty`); and a body of exactly
 - `r = d2m.tile_reduce_sum <row> %x, %s, %out` with `%s` read from a block filled with
   1.0 (a plain row sum, as `rowsum()` emits it),
 - `d2m.tile_add` of `r` and `y` (either order), yielded, with `y` the carried tile `%l`
-  or `d2m.tile_mul` of `%l` and `%a` (or `bcast<col>(%a)`), where `%l` and `%a` are
-  inputs read through the output map, used once.
+  or `d2m.tile_mul` of `%l` and a factor `a`, where `%l` is an input read through the
+  output map, used once, and `a` is such an input, its `bcast<col>`, or epilogue
+  elementwise ops of those (FlashAttention's `exp(m - m_new)` when fusion put it in the
+  update).
 
 A carried value (a tensor SSA value) becomes a partial when it is a zero fill, the
 result of a qualifying update of a partial, or an `scf.for` iteration argument or
@@ -32,8 +36,9 @@ partial when what its body yields is). A chain through several loops, such as ca
 FlashAttention's (a loop, the masked diagonal step, a loop), is one partial.
 
 The rewrite: each update's reduce becomes `d2m.tile_accumulate %x, %out` (the scaler
-input dropped when nothing else reads it) and `%a` becomes `bcast<col>(%a)`, so every
-row of the partial is rescaled by its row's factor (as `a` holds it, in column 0);
+input dropped when nothing else reads it) and every input `%i` the factor is computed
+from becomes `bcast<col>(%i)` (elementwise ops commute with the broadcast), so every row
+of the partial is rescaled by its row's factor (as `a` holds it, in column 0);
 after a loop whose result is read, a generic of the row-sum form `rowsum()` emits
 (the partial, the update's 1.0 block, reduce_sum <row>) computes `rowsum(L)` for
 those reads. The zero fill stays: zeros are a partial of zeros.
@@ -103,7 +108,8 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from ttlang.dialects import d2m
-from ttlang.transforms.analysis.dst_liveness import EPILOGUE_ATTR, body_ops
+from ttlang.transforms.analysis.dst_liveness import EPILOGUE_ATTR, FORMS, Form, body_ops
+from ttlang.transforms.compute_region import defined_before
 from ttlang.transforms.diagnostics import PassError
 
 
@@ -115,8 +121,7 @@ class _Update:
     reduce: d2m.TileReduceSumOp
     carried: BlockArgument  # %l's body argument
     scale: d2m.TileMulOp | None  # `l * a`, None for `l + rowsum(x)`
-    factor: BlockArgument | None  # %a's body argument
-    bcast: d2m.TileBcastOp | None  # `bcast<col>(%a)` when the body has it
+    leaves: list[BlockArgument]  # the inputs `a` is computed from, to broadcast
 
     @property
     def carried_operand(self) -> SSAValue:
@@ -203,36 +208,48 @@ def _update_body(generic: GenericOp) -> _Update | None:
         return None
     if _reads_through(generic, other, output_map) and len(ops) == 2:
         assert isinstance(other, BlockArgument)
-        return _Update(generic, reduce, other, None, None, None)
+        return _Update(generic, reduce, other, None, [])
     scale = other.owner
     if not isinstance(scale, d2m.TileMulOp) or len(list(scale.result.uses)) != 1:
         return None
-    bcast = None
     for carried, factor in ((scale.lhs, scale.rhs), (scale.rhs, scale.lhs)):
-        if isinstance(factor.owner, d2m.TileBcastOp) and factor.owner.kind.data == d2m.TileDim.COL:
-            bcast = factor.owner
-            factor = bcast.input
-        if (
-            carried is not factor
-            and _reads_through(generic, carried, output_map)
-            and _reads_through(generic, factor, output_map)
-            and len(ops) == (4 if bcast is not None else 3)
-        ):
-            assert isinstance(carried, BlockArgument) and isinstance(factor, BlockArgument)
-            return _Update(generic, reduce, carried, scale, factor, bcast)
-        bcast = None
+        if carried is factor or not _reads_through(generic, carried, output_map):
+            continue
+        found = _factor(generic, factor, output_map)
+        if found is not None and set(ops) == {reduce, add, scale, *found[0]}:
+            assert isinstance(carried, BlockArgument)
+            return _Update(generic, reduce, carried, scale, found[1])
     return None
 
 
-def _dominates(value: SSAValue, op: Operation) -> bool:
-    """Whether `value` is defined in a block enclosing `op`, before it."""
-    block = value.block if isinstance(value, BlockArgument) else value.owner.parent_block()  # type: ignore[union-attr]
-    current: Operation | None = op
-    while current is not None and current.parent_block() is not block:
-        current = current.parent_op()
-    if current is None:
-        return False
-    return isinstance(value, BlockArgument) or value.owner.is_before_in_block(current)  # type: ignore[union-attr]
+_ELEMENTWISE = (Form.IN_PLACE, Form.FPU_OR_SFPU_BINARY, Form.SFPU, Form.NEW_TILE)
+
+
+def _factor(
+    generic: GenericOp, value: SSAValue, output_map: AffineMapAttr
+) -> tuple[list[Operation], list[BlockArgument]] | None:
+    """The epilogue ops computing the factor `value` and the inputs they read (each read
+    through the output map, once) that still need a column broadcast, when the factor
+    is such an input, its `bcast<col>`, or elementwise ops of those; else None."""
+    if _reads_through(generic, value, output_map):
+        assert isinstance(value, BlockArgument)
+        return [], [value]
+    op = value.owner
+    if not isinstance(op, Operation) or EPILOGUE_ATTR not in op.attributes or len(list(value.uses)) != 1:
+        return None
+    if isinstance(op, d2m.TileBcastOp):
+        broadcast = op.kind.data == d2m.TileDim.COL and _reads_through(generic, op.input, output_map)
+        return ([op], []) if broadcast else None
+    if FORMS.get(type(op)) not in _ELEMENTWISE:
+        return None
+    ops, leaves = [op], []
+    for operand in op.operands:
+        found = _factor(generic, operand, output_map)
+        if found is None:
+            return None
+        ops.extend(found[0])
+        leaves.extend(found[1])
+    return ops, leaves
 
 
 class _Partials:
@@ -304,7 +321,7 @@ class _Partials:
             return False
         loop, _ = self.loops[value]
         update = self.an_update(value, set())
-        return update is not None and _dominates(update.ones, loop)
+        return update is not None and defined_before(update.ones, loop)
 
     def an_update(self, value: SSAValue, seen: set[SSAValue]) -> _Update | None:
         """An update computing (part of) `value`."""
@@ -326,14 +343,12 @@ def _defer(update: _Update) -> None:
     generic, reduce = update.generic, update.reduce
     scaler = reduce.scaler
     Rewriter.replace_op(reduce, d2m.TileAccumulateOp(reduce.input, reduce.acc))
-    if update.scale is not None and update.factor is not None and update.bcast is None:
-        factor = update.factor
-        bcast = d2m.TileBcastOp(factor, d2m.TileDim.COL)
+    for leaf in update.leaves:  # elementwise ops commute with the column broadcast
+        (use,) = leaf.uses
+        bcast = d2m.TileBcastOp(leaf, d2m.TileDim.COL)
         bcast.attributes[EPILOGUE_ATTR] = UnitAttr()
-        Rewriter.insert_op(bcast, InsertPoint.before(update.scale))
-        update.scale.operands = [
-            bcast.result if operand is factor else operand for operand in update.scale.operands
-        ]
+        Rewriter.insert_op(bcast, InsertPoint.before(use.operation))
+        use.operation.operands[use.index] = bcast.result
     assert isinstance(scaler, BlockArgument)
     if scaler.uses:
         return

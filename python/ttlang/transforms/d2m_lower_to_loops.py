@@ -15,7 +15,10 @@ For every subblock (row-major over the output block) the pass emits one section:
     loops over the reduction dimensions:  the accumulating ops (matmul, reduce)
     the other ops (the epilogue)
     d2m.commit_dst ; d2m.wait_dst         (math hands DST to the packer)
-    pack of the result tiles into the output block
+    pack of the result tiles into the output block (and onto the blocks of the
+                                           outputs in `d2m.summed_outputs`: each pack
+                                           after a tile's first adds onto it,
+                                           `d2m.pack_l1_acc`)
     d2m.release_dst
 
 Each body op runs over all tiles of the subblock before the next op starts (its own
@@ -70,7 +73,7 @@ from math import prod
 from xdsl.builder import Builder
 from xdsl.context import Context
 from xdsl.dialects import arith, memref, scf
-from xdsl.dialects.builtin import IndexType, IntegerAttr, MemRefType, ModuleOp
+from xdsl.dialects.builtin import DenseArrayBase, IndexType, IntegerAttr, MemRefType, ModuleOp, i1
 from xdsl.dialects.linalg.ops import GenericOp
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineMap
@@ -91,6 +94,7 @@ from ttlang.transforms.analysis.dst_liveness import (
     DST_SLOTS_ATTR,
     EPILOGUE_ATTR,
     FORMS,
+    SUMMED_OUTPUTS_ATTR,
     Form,
     accumulator,
     body_ops,
@@ -275,12 +279,27 @@ class _Subblock:
             return None
         return _slot(value.owner)
 
-    def pack(self, builder: Builder, slot: int, block: SSAValue, row: int | None) -> None:
-        """The subblock's tiles of slot `slot` packed into `block` (at the subblock's
-        output indices, or in row `row` of a spill block)."""
-        output_map = self.generic.indexing_maps.data[-1].data
+    def pack(
+        self, builder: Builder, slot: int, block: SSAValue, row: int | None, output: int = 0
+    ) -> None:
+        """The subblock's tiles of slot `slot` packed into `block` (at output `output`'s
+        indices, or in row `row` of a spill block). For an output in
+        `d2m.summed_outputs`, each pack adds onto the block's tile (`d2m.pack_l1_acc` on)
+        unless it is the tile's first: every loop dimension its map drops at 0."""
+        output_map = self.generic.indexing_maps.data[len(self.generic.inputs) + output].data
+        summed = self.generic.attributes.get(SUMMED_OUTPUTS_ATTR)
+        dropped = []
+        if isinstance(summed, DenseArrayBase) and output in summed.get_values():
+            kept = {e.position for e in output_map.results if isinstance(e, AffineDimExpr)}
+            dropped = [d for d in self.parallel if d not in kept]
 
         def one_tile(inner: Builder, ivs: dict[int, SSAValue], t: SSAValue) -> None:
+            if dropped:
+                zero = _index(inner, 0)
+                flags = [inner.insert(arith.CmpiOp(ivs[d], zero, "ne")).result for d in dropped]
+                while len(flags) > 1:
+                    flags = [inner.insert(arith.OrIOp(flags[0], flags[1])).result, *flags[2:]]
+                inner.insert(d2m.PackL1AccOp(flags[0]))
             tile = self.load_dst(inner, slot, t)
             if row is None:
                 indices = _map_indices(inner, output_map, ivs, self.generic)
@@ -289,6 +308,8 @@ class _Subblock:
             inner.insert(memref.StoreOp.get(tile, block, indices))
 
         self.per_tile(builder, {}, one_tile)
+        if dropped:
+            _pack_l1_acc(builder, False)
 
     def spill(self, builder: Builder, op: d2m.DstSpillOp) -> None:
         cb_type = op.cb.type
@@ -334,12 +355,14 @@ def _lower_generic(op: GenericOp, capacity: int) -> None:
     dst_type = MemRefType(tile_type, [capacity], memory_space=MemorySpaceAttr(MemorySpace.DST))
     undefined_init = output_is_undefined(op)
     output = op.outputs[0]
+    summed = op.attributes.get(SUMMED_OUTPUTS_ATTR)
+    summed_outputs = [int(i) for i in summed.get_values()] if isinstance(summed, DenseArrayBase) else []
 
     def section(builder: Builder, origin: list[SSAValue]) -> None:
         dst = builder.insert(d2m.AcquireDstOp.build(result_types=[dst_type])).result
         state = _Subblock(op, dst, dst_type, parallel, extents, origin)
         if acc is not None:
-            _init_accumulator(builder, state, undefined_init, maps[-1], output)
+            _init_accumulator(builder, state, undefined_init, maps[len(op.inputs)], output)
         for body_op in prologue:
             state.emit(builder, body_op, {})
 
@@ -357,6 +380,8 @@ def _lower_generic(op: GenericOp, capacity: int) -> None:
         builder.insert(d2m.CommitDstOp(state.dst))
         builder.insert(d2m.WaitDstOp(state.dst))
         state.pack(builder, slot, output, None)
+        for index in summed_outputs:  # onto the block, by the packer's L1 accumulation
+            state.pack(builder, slot, op.outputs[index], None, index)
         builder.insert(d2m.ReleaseDstOp(state.dst))
         for cb in state.spill_cbs:
             builder.insert(d2m.PopOp(cb))
@@ -364,6 +389,11 @@ def _lower_generic(op: GenericOp, capacity: int) -> None:
     _emit_loops(
         Builder(InsertPoint.before(op)), [ranges[d] for d in parallel], section, steps=extents
     )
+
+
+def _pack_l1_acc(builder: Builder, enable: bool) -> None:
+    flag = builder.insert(arith.ConstantOp(IntegerAttr(int(enable), i1))).result
+    builder.insert(d2m.PackL1AccOp(flag))
 
 
 def _init_accumulator(

@@ -120,8 +120,7 @@ from ttlang.transforms.analysis.dst_liveness import (
     PROLOGUE_ATTR,
     body_ops,
 )
-from ttlang.transforms.compute_region import compute_entry
-from ttlang.transforms.diagnostics import PassError
+from ttlang.transforms.compute_region import bufferized_compute_generics
 
 L1_ACCUMULATING_FORMATS = frozenset({DataType.BF16, DataType.F32})
 """Tile formats the packer can accumulate into in L1 (of those ttlang has)."""
@@ -311,11 +310,7 @@ class D2MPackerL1Accumulate(ModulePass):
     name = "d2m-packer-l1-accumulate"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        generics = [g for g in op.walk() if isinstance(g, GenericOp) and compute_entry(g) is not None]
-        for generic in generics:
-            if generic.res:
-                raise PassError(generic, "still returns tensors; run d2m-bufferize first.")
-        for generic in generics:
+        for generic in bufferized_compute_generics(op):
             found = _carried_sum(generic)
             if found is not None:
                 _accumulate_in_l1(found)

@@ -128,3 +128,53 @@ func.func @chain(%p: !blk, %q: !blk, %n: index) -> (!col, !col) {
   } -> !col
   return %l2, %other : !col, !col
 }
+
+// -----
+
+!tile = !ttcore.tile<32x32, bf16>
+!blk = tensor<1x2x4x!tile>
+!col = tensor<1x2x1x!tile>
+#id = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#one = affine_map<(d0, d1, d2) -> (0, 0)>
+#row = affine_map<(d0, d1, d2) -> (d0, d1, 0)>
+
+// The factor computed in the update itself (`l * exp(m - m_new) + rowsum(p)` with the
+// exp fused as an epilogue): elementwise ops commute with the column broadcast, so each
+// input the factor is computed from is broadcast instead.
+// CHECK-LABEL: func.func @computed_factor
+// CHECK:      ^bb0(%[[X:.*]]: !ttcore.tile<32x32, bf16>, %[[CT:.*]]: !ttcore.tile<32x32, bf16>, %[[M:.*]]: !ttcore.tile<32x32, bf16>, %[[MN:.*]]: !ttcore.tile<32x32, bf16>, %[[OUT:.*]]: !ttcore.tile<32x32, bf16>):
+// CHECK-NEXT:   %[[R:.*]] = d2m.tile_accumulate %[[X]], %[[OUT]]
+// CHECK-NEXT:   %[[BM:.*]] = d2m.tile_bcast <col> %[[M]] {d2m.epilogue}
+// CHECK-NEXT:   %[[BMN:.*]] = d2m.tile_bcast <col> %[[MN]] {d2m.epilogue}
+// CHECK-NEXT:   %[[D:.*]] = d2m.tile_sub %[[BM]], %[[BMN]] {d2m.epilogue}
+// CHECK-NEXT:   %[[A:.*]] = d2m.tile_exp %[[D]] {d2m.epilogue}
+// CHECK-NEXT:   %[[S:.*]] = d2m.tile_mul %[[CT]], %[[A]] {d2m.epilogue}
+// CHECK-NEXT:   d2m.tile_add %[[S]], %[[R]] {d2m.epilogue}
+func.func @computed_factor(%p: !blk, %m: !col, %mn: !col, %lb: index, %ub: index, %step: index) -> !col {
+  %e1 = tensor.empty() : tensor<1x1x!tile>
+  %ones = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} outs(%e1 : tensor<1x1x!tile>) {
+  ^bb0(%o: !tile):
+    %f = d2m.tile_fill 1.0 : !tile
+    linalg.yield %f : !tile
+  } -> tensor<1x1x!tile>
+  %e2 = tensor.empty() : !col
+  %zero = linalg.generic {indexing_maps = [#id], iterator_types = ["parallel", "parallel", "parallel"]} outs(%e2 : !col) {
+  ^bb0(%o: !tile):
+    %f = d2m.tile_fill 0.0 : !tile
+    linalg.yield %f : !tile
+  } -> !col
+  %l = scf.for %i = %lb to %ub step %step iter_args(%c = %zero) -> (!col) {
+    %e = tensor.empty() : !col
+    %u = linalg.generic {indexing_maps = [#id, #one, #row, #row, #row, #row], iterator_types = ["parallel", "parallel", "reduction"]} ins(%p, %ones, %c, %m, %mn : !blk, tensor<1x1x!tile>, !col, !col, !col) outs(%e : !col) {
+    ^bb0(%x: !tile, %s: !tile, %ct: !tile, %mt: !tile, %mnt: !tile, %out: !tile):
+      %r = d2m.tile_reduce_sum <row> %x, %s, %out : !tile
+      %d = d2m.tile_sub %mt, %mnt {d2m.epilogue} : !tile
+      %a = d2m.tile_exp %d {d2m.epilogue} : !tile
+      %sc = d2m.tile_mul %ct, %a {d2m.epilogue} : !tile
+      %n = d2m.tile_add %sc, %r {d2m.epilogue} : !tile
+      linalg.yield %n : !tile
+    } -> !col
+    scf.yield %u : !col
+  }
+  return %l : !col
+}

@@ -64,6 +64,12 @@ L1_ACCUMULATE_ATTR = "d2m.l1_accumulate"
 L1 accumulation, d2m-packer-l1-accumulate): its own reduction starts from DST's zeros,
 whatever the block holds."""
 
+SUMMED_OUTPUTS_ATTR = "d2m.summed_outputs"
+"""`array<i64: ...>` on a generic: the outputs (by position among its outputs) its
+result tiles are packed onto with L1 accumulation, each output tile gathering the tiles
+of the iterations its map sends there on top of what the block holds
+(d2m-row-sum-on-pack). Its other outputs are packed as usual."""
+
 DST_SLOT_ATTR = "d2m.dst_slot"
 """Integer attribute on a body op whose result d2m-dst-allocate placed in DST: the slot
 (counted in subblocks: slot `s` holds tile `t` of the subblock in DST index s*n + t)."""
