@@ -43,7 +43,7 @@ from __future__ import annotations
 import math
 
 from xdsl.context import Context
-from xdsl.dialects import arith, func
+from xdsl.dialects import arith
 from xdsl.dialects.builtin import FloatAttr, ModuleOp
 from xdsl.ir import Block, Operation
 from xdsl.passes import ModulePass
@@ -51,7 +51,7 @@ from xdsl.rewriter import Rewriter
 
 from ttlang.dialects import ttkernel
 from ttlang.transforms.diagnostics import PassError
-from ttlang.transforms.ttkernel_place_inits import INIT_OF
+from ttlang.transforms.ttkernel_place_inits import INIT_OF, compute_kernels
 
 
 def _is_zero_fill(op: Operation) -> bool:
@@ -108,7 +108,5 @@ class TTKernelDropZeroFills(ModulePass):
     name = "ttkernel-drop-zero-fills"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for kernel in op.body.block.ops:
-            thread = kernel.attributes.get(ttkernel.THREAD_ATTR)
-            if isinstance(kernel, func.FuncOp) and thread == ttkernel.ThreadAttr(ttkernel.Thread.COMPUTE):
-                drop_zero_fills(kernel.body.block)
+        for kernel in compute_kernels(op):
+            drop_zero_fills(kernel.body.block)

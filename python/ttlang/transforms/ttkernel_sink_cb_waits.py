@@ -67,7 +67,7 @@ from xdsl.passes import ModulePass
 
 from ttlang.dialects import ttkernel
 from ttlang.transforms.diagnostics import PassError
-from ttlang.transforms.ttkernel_place_inits import INIT_OPS
+from ttlang.transforms.ttkernel_place_inits import INIT_OPS, compute_kernels
 
 _CONFIGURATION_OPS = (
     *INIT_OPS,
@@ -145,9 +145,6 @@ class TTKernelSinkCBWaits(ModulePass):
     name = "ttkernel-sink-cb-waits"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for kernel in op.body.block.ops:
-            thread = kernel.attributes.get(ttkernel.THREAD_ATTR)
-            if not isinstance(kernel, func.FuncOp) or thread != ttkernel.ThreadAttr(ttkernel.Thread.COMPUTE):
-                continue
+        for kernel in compute_kernels(op):
             check_cb_operands(kernel)
             sink_waits(kernel.body.block)

@@ -23,16 +23,7 @@ import pytest
 import torch
 from e2e_kernels import TILE, assert_close, random_bf16
 
-from ttlang import (
-    CircularBuffer,
-    Program,
-    TensorAccessor,
-    compute,
-    datamovement,
-    dma,
-    pykernel_gen,
-    zeros,
-)
+from ttlang import Program, compute, pykernel_gen, zeros
 
 ROWS, COLS, CHUNKS = 2, 2, 3  # tiles of a chunk, chunks
 MAX_ABS = 0.0625
@@ -40,14 +31,19 @@ MIN_PCC = 0.9999
 
 
 def running_exp_sum(fp32_dest: bool):
-    """acc = 0; for each chunk x: acc = acc * 0.5 + exp(x); out = acc."""
+    """acc = 0; for each chunk x: acc = acc * 0.5 + exp(x); out = acc (implicit operands:
+    the compiler generates the reader of x's chunks and the writer of out)."""
 
-    @pykernel_gen(grid=(1, 1), block_factors=[(ROWS, COLS), (ROWS, COLS)], fp32_dest_acc_en=fp32_dest)
+    @pykernel_gen(
+        grid=(1, 1),
+        block_factors=[(ROWS, COLS), (ROWS, COLS)],
+        indexing_maps=[lambda m, n, k: (m, k), lambda m, n, k: (m, n)],
+        iterator_types=["parallel", "parallel", "reduction"],
+        fp32_dest_acc_en=fp32_dest,
+    )
     def exp_sum(x, out):
-        x_acc, o_acc = TensorAccessor(x), TensorAccessor(out)
-
         @compute()
-        def accumulate(x_cb: CircularBuffer, o_cb: CircularBuffer):
+        def accumulate(x_cb, o_cb):
             acc = zeros((ROWS * TILE, COLS * TILE))
             for _chunk in range(CHUNKS):
                 with x_cb.wait() as xb:
@@ -55,18 +51,7 @@ def running_exp_sum(fp32_dest: bool):
             with o_cb.reserve() as o:
                 o.store(acc)
 
-        @datamovement()
-        def reader(x_cb: CircularBuffer, o_cb: CircularBuffer):
-            for chunk in range(CHUNKS):
-                with x_cb.reserve() as blk:
-                    dma(x_acc[0, chunk * COLS], blk).wait()
-
-        @datamovement()
-        def writer(x_cb: CircularBuffer, o_cb: CircularBuffer):
-            with o_cb.wait() as blk:
-                dma(blk, o_acc[0, 0]).wait()
-
-        return Program(accumulate, reader, writer)(x, out)
+        return Program(accumulate)(x, out)
 
     return exp_sum
 
