@@ -21,7 +21,11 @@ each holds at once: tt-metal's SDPA issues `sub_bcast_cols_init_short` and
   must not land before the loop);
 - deduplicate: an init equal to the init in force for its group is erased
   (straight-line code; a loop body that has inits of a group starts from an unknown
-  state of that group, and so does the code after it);
+  state of that group, and so does the code after it). Equal: the same call with the
+  same properties and non-CB operands, on CBs of the same tile types: an init reads a
+  CB's tile shape and data format (tt-metal's `llk_unpack_*_init` take the operand's
+  face dimensions and formats), never its pages, so `init_bcast(%l, %a)` after
+  `init_bcast(%acc, %a)` changes nothing when `%l` and `%acc` hold the same tiles;
 - reduce_uninit: after a `reduce_init`, the next init of another kind is preceded by
   `reduce_uninit` (a reduction reconfigures the packer, which the other ops need back),
   placed outside the loops around that init that hold no reduction, so it runs once;
@@ -178,11 +182,33 @@ _State = dict[str, tuple[object, ...] | None]
 """The init in force per group (its `_init_key`), None where unknown."""
 
 
-def _init_key(op: Operation) -> tuple[object, ...]:
-    """Two inits with the same key configure the engines identically."""
+def cb_operands(op: Operation) -> list[SSAValue]:
+    """The operands of `op` that name a CB (ttkernel's `cb`, `in_cb`, `in0_cb`, ...)."""
+    if not isinstance(op, ttkernel.TTKernelOp):
+        return []
+    names = [name for name, _ in type(op).get_irdl_definition().operands if name.endswith("cb")]
+    return [getattr(op, name) for name in names]
+
+
+def _cb_key(value: SSAValue, cb_tiles: list[TileType] | None) -> object:
+    """A CB operand as an init sees it: its tile type (shape and data format) when it is
+    a compile-time argument the program lists, else the value itself."""
+    owner = value.owner
+    if cb_tiles is not None and isinstance(owner, ttkernel.GetCompileTimeArgValOp):
+        index = owner.index.value.data
+        if index < len(cb_tiles):
+            return cb_tiles[index]
+    return value
+
+
+def _init_key(op: Operation, cb_tiles: list[TileType] | None = None) -> tuple[object, ...]:
+    """Two inits with the same key configure the engines identically: the same call, on
+    CBs of the same tile types (an init reads a CB's tile shape and data format, never
+    its pages or address), with the same other operands and properties."""
+    cbs = {id(value) for value in cb_operands(op)}
     return (
         op.name,
-        tuple(op.operands),
+        tuple(_cb_key(v, cb_tiles) if id(v) in cbs else v for v in op.operands),
         tuple(sorted((k, str(v)) for k, v in op.properties.items())),
     )
 
@@ -216,13 +242,13 @@ def check_inits_precede_calls(kernel: func.FuncOp) -> None:
             )
 
 
-def _hoistable(loop: scf.ForOp, split: bool) -> list[Operation]:
+def _hoistable(loop: scf.ForOp, split: bool, cb_tiles: list[TileType] | None) -> list[Operation]:
     """The loop's inits, one per distinct init in order of first use, when they can all
     move before it: at most one per group (a reduce_init only alone), none on a value
     defined inside the loop; else []."""
     distinct: dict[tuple[object, ...], Operation] = {}
     for init in _inits_within(loop):
-        distinct.setdefault(_init_key(init), init)
+        distinct.setdefault(_init_key(init, cb_tiles), init)
     hoisted = list(distinct.values())
     groups = [init_group(init, split) for init in hoisted]
     if len(set(groups)) != len(groups):
@@ -234,33 +260,38 @@ def _hoistable(loop: scf.ForOp, split: bool) -> list[Operation]:
     return hoisted
 
 
-def hoist_invariant_inits(block: Block, split: bool = True) -> None:
+def hoist_invariant_inits(block: Block, split: bool = True, cb_tiles: list[TileType] | None = None) -> None:
     """Moves the inits out of every loop (innermost first) whose inits are at most one
     per group, on loop-invariant operands: they then hold on every iteration."""
     for op in list(block.ops):
         for region in op.regions:
             for inner in region.blocks:
-                hoist_invariant_inits(inner, split)
+                hoist_invariant_inits(inner, split, cb_tiles)
         if not isinstance(op, scf.ForOp):
             continue
-        hoisted = _hoistable(op, split)
-        keys = {_init_key(init) for init in hoisted}
+        hoisted = _hoistable(op, split, cb_tiles)
+        keys = {_init_key(init, cb_tiles) for init in hoisted}
         for init in hoisted:
             init.detach()
             block.insert_op_before(init, op)
         for duplicate in _inits_within(op) if hoisted else ():
-            assert _init_key(duplicate) in keys
+            assert _init_key(duplicate, cb_tiles) in keys
             Rewriter.erase_op(duplicate)
 
 
-def drop_repeated_inits(block: Block, split: bool = True, state: _State | None = None) -> _State:
+def drop_repeated_inits(
+    block: Block,
+    split: bool = True,
+    state: _State | None = None,
+    cb_tiles: list[TileType] | None = None,
+) -> _State:
     """Erases inits equal to the init in force for their group before them
     (straight-line; a loop's body starts from an unknown state in the groups it has
     inits of)."""
     state = dict(state) if state is not None else dict.fromkeys(_GROUPS)
     for op in list(block.ops):
         if isinstance(op, INIT_OPS):
-            key, group = _init_key(op), init_group(op, split)
+            key, group = _init_key(op, cb_tiles), init_group(op, split)
             if key == state[group]:
                 Rewriter.erase_op(op)
                 continue
@@ -276,7 +307,7 @@ def drop_repeated_inits(block: Block, split: bool = True, state: _State | None =
             entry = state if isinstance(op, scf.ForOp) else before
             for region in op.regions:
                 for inner in region.blocks:
-                    drop_repeated_inits(inner, split, entry)
+                    drop_repeated_inits(inner, split, entry, cb_tiles)
     return state
 
 
@@ -448,18 +479,19 @@ class FormatPlacer:
         return _merge(state, end)
 
 
-def cb_formats_of(module: ModuleOp) -> list[DataType] | None:
-    """The data format of each CB id, from the module's `ttlang.program` (None without)."""
+def cb_tiles_of(module: ModuleOp) -> list[TileType] | None:
+    """The tile type (shape, data format) of each CB id, from the module's
+    `ttlang.program` (None without)."""
     program = module.attributes.get("ttlang.program")
     if not isinstance(program, DictionaryAttr) or not isinstance(program.data.get("cbs"), ArrayAttr):
         return None
-    formats = []
+    tiles = []
     for cb in program.data["cbs"].data:
         assert isinstance(cb, d2m.CBType)
         tile = cb.block.get_element_type()
         assert isinstance(tile, TileType)
-        formats.append(tile.element_format)
-    return formats
+        tiles.append(tile)
+    return tiles
 
 
 def place_format_reconfigs(kernel: func.FuncOp, cb_formats: list[DataType] | None) -> None:
@@ -479,10 +511,12 @@ class TTKernelPlaceInits(ModulePass):
     the SFPU / FPU split; bench/dst.py compares the two."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        cb_tiles = cb_tiles_of(op)
+        cb_formats = None if cb_tiles is None else [tile.element_format for tile in cb_tiles]
         for kernel in compute_kernels(op):
             check_inits_precede_calls(kernel)
             body = kernel.body.block
-            hoist_invariant_inits(body, self.init_groups)
-            drop_repeated_inits(body, self.init_groups)
+            hoist_invariant_inits(body, self.init_groups, cb_tiles)
+            drop_repeated_inits(body, self.init_groups, cb_tiles=cb_tiles)
             insert_reduce_uninits(body)
-            place_format_reconfigs(kernel, cb_formats_of(op))
+            place_format_reconfigs(kernel, cb_formats)

@@ -67,7 +67,7 @@ from xdsl.passes import ModulePass
 
 from ttlang.dialects import ttkernel
 from ttlang.transforms.diagnostics import PassError
-from ttlang.transforms.ttkernel_place_inits import INIT_OPS, compute_kernels
+from ttlang.transforms.ttkernel_place_inits import INIT_OPS, cb_operands, compute_kernels
 
 _CONFIGURATION_OPS = (
     *INIT_OPS,
@@ -78,14 +78,6 @@ _CONFIGURATION_OPS = (
     ttkernel.PackReconfigDataFormatOp,
 )
 """Operations that configure the engines for a CB's data format and touch no page."""
-
-
-def _cb_operands(op: Operation) -> list[SSAValue]:
-    """The operands of `op` that name a CB (ttkernel's `cb`, `in_cb`, `in0_cb`, ...)."""
-    if not isinstance(op, ttkernel.TTKernelOp):
-        return []
-    names = [name for name, _ in type(op).get_irdl_definition().operands if name.endswith("cb")]
-    return [getattr(op, name) for name in names]
 
 
 def _cb_index(cb: SSAValue, user: Operation) -> int:
@@ -108,15 +100,15 @@ def _touches_pages(op: Operation, index: int) -> bool:
             continue
         if isinstance(inner, ttkernel.CBReserveBackOp) and inner is op:
             continue
-        if any(_cb_index(cb, inner) == index for cb in _cb_operands(inner)):
+        if any(_cb_index(cb, inner) == index for cb in cb_operands(inner)):
             return True
     return False
 
 
-def check_cb_operands(kernel: func.FuncOp) -> None:
+def checkcb_operands(kernel: func.FuncOp) -> None:
     """Raises PassError on a CB operand that is not a compile-time argument."""
     for op in kernel.walk():
-        for cb in _cb_operands(op):
+        for cb in cb_operands(op):
             _cb_index(cb, op)
 
 
@@ -146,5 +138,5 @@ class TTKernelSinkCBWaits(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for kernel in compute_kernels(op):
-            check_cb_operands(kernel)
+            checkcb_operands(kernel)
             sink_waits(kernel.body.block)

@@ -204,6 +204,38 @@ builtin.module attributes {ttlang.program = {cbs = [!cb, !cb, !cb]}} {
 
 // -----
 
+// An init reads its CBs' tile types only: the second broadcast init, on CB 2 (bf16 like
+// CB 0) instead of CB 0, configures the same and goes; the third, on bfp8_b CB 3,
+// stays (with the reconfiguration of srcA it needs).
+// CHECK-LABEL: func.func @same_tile_types()
+// CHECK:      ttkernel.init_bcast<mul, col> (%[[L:.*]], %[[A:.*]], %{{.*}})
+// CHECK-NEXT: ttkernel.mul_tiles_bcast<col> (%[[L]], %[[A]]
+// CHECK-NEXT: ttkernel.mul_tiles_bcast<col> (%[[ACC:.*]], %[[A]]
+// CHECK-NEXT: ttkernel.reconfig_data_format_srca(%[[K:.*]])
+// CHECK-NEXT: ttkernel.init_bcast<mul, col> (%[[K]], %[[A]], %{{.*}})
+// CHECK-NEXT: ttkernel.mul_tiles_bcast<col> (%[[K]], %[[A]]
+!bf16 = !d2m.cb<memref<1x1x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<l1>>>
+!bfp8 = !d2m.cb<memref<1x1x!ttcore.tile<32x32, bfp8_b>, #ttcore.memory_space<l1>>>
+builtin.module attributes {ttlang.program = {cbs = [!bf16, !bf16, !bf16, !bfp8]}} {
+  func.func @same_tile_types() attributes {ttkernel.thread = #ttkernel.thread<compute>} {
+    %l = ttkernel.get_compile_time_arg_val(0)
+    %a = ttkernel.get_compile_time_arg_val(1)
+    %acc = ttkernel.get_compile_time_arg_val(2)
+    %k = ttkernel.get_compile_time_arg_val(3)
+    ttkernel.binary_op_init_common(%l, %a, %l)
+    %c0 = arith.constant 0 : i32
+    ttkernel.init_bcast<mul, col>(%l, %a, %l)
+    ttkernel.mul_tiles_bcast<col>(%l, %a, %c0, %c0, %c0)
+    ttkernel.init_bcast<mul, col>(%acc, %a, %l)
+    ttkernel.mul_tiles_bcast<col>(%acc, %a, %c0, %c0, %c0)
+    ttkernel.init_bcast<mul, col>(%k, %a, %l)
+    ttkernel.mul_tiles_bcast<col>(%k, %a, %c0, %c0, %c0)
+    func.return
+  }
+}
+
+// -----
+
 // Data-movement kernels are left alone.
 // CHECK-LABEL: func.func @reader()
 // CHECK-NEXT: ttkernel.get_compile_time_arg_val(0)
