@@ -214,6 +214,21 @@ func.func @unequal_heads(%a: !dram3, %b: !dram3, %out: !dram3) {
 // CHECK-NEXT:            d2m.semaphore_wait %c_valid_1
 // CHECK-NEXT:            d2m.push %[[C_CB]]
 // CHECK-NEXT:          }
+// The backward round (the last core sends) the same on its own `back_valid` per input.
+// CHECK:                   d2m.semaphore_set %b_c_go_1
+// CHECK:                   d2m.semaphore_wait %b_c_ready_1
+// CHECK-NEXT:              d2m.dma_wait
+// CHECK-NEXT:              %{{.*}} = d2m.dma_mcast {{.*}}] linked :
+// CHECK-NEXT:              d2m.semaphore_set %b_back_valid_1
+// CHECK-NEXT:              %{{.*}} = d2m.dma_read %c
+// CHECK-NEXT:              d2m.push %[[B_CB]]
+// CHECK:                   d2m.semaphore_set %c_back_valid_1
+// CHECK:                   d2m.semaphore_wait %b_c_go_1
+// CHECK:               d2m.semaphore_inc %b_c_ready_1
+// CHECK-NEXT:          d2m.semaphore_wait %b_back_valid_1
+// CHECK-NEXT:          d2m.push %[[B_CB]]
+// CHECK-NEXT:          d2m.semaphore_wait %c_back_valid_1
+// CHECK-NEXT:          d2m.push %[[C_CB]]
 func.func @serpentine_pair(%a: !dram, %b: !dram, %c: !dram, %out: !dram) {
   d2m.generic {grid = #ttcore.grid<1x2>, block_factors = [1, 1], threads = [#d2m.thread<compute>], indexing_maps = [affine_map<(d0, d1) -> (d0, 0)>, affine_map<(d0, d1) -> (d1, 0)>, affine_map<(d0, d1) -> (d1, 0)>, affine_map<(d0, d1) -> (d0, 0)>], iterator_types = [#ttcore.iterator_type<parallel>, #ttcore.iterator_type<reduction>], loop_bounds = [affine_map<(d0, d1) -> ()>, affine_map<(d0, d1) -> (d0 + 1)>], deal = "serpentine"} ins(%a, %b, %c : !dram, !dram, !dram) outs(%out : !dram) {
   ^bb0(%a_cb: !cb, %b_cb: !cb, %c_cb: !cb, %out_cb: !cb):
