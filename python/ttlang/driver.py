@@ -48,7 +48,9 @@ DEFAULT_PIPELINE: tuple[str, ...] = (
     "d2m-dst-allocate",
     "d2m-lower-to-loops",
     "convert-d2m-to-ttkernel",
+    "ttkernel-drop-zero-fills",
     "ttkernel-place-inits",
+    "ttkernel-sink-cb-waits",
     "cse",  # first: canonicalize is much faster on IR without duplicate constants
     "canonicalize",
     "convert-ttkernel-to-emitc",

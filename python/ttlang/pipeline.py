@@ -45,7 +45,9 @@ _PASSES: dict[str, tuple[str, str]] = {
     "d2m-dst-allocate": ("ttlang.transforms.d2m_dst_allocate", "D2MDstAllocate"),
     "d2m-lower-to-loops": ("ttlang.transforms.d2m_lower_to_loops", "D2MLowerToLoops"),
     "convert-d2m-to-ttkernel": ("ttlang.conversion.d2m_to_ttkernel", "ConvertD2MToTTKernel"),
+    "ttkernel-drop-zero-fills": ("ttlang.transforms.ttkernel_drop_zero_fills", "TTKernelDropZeroFills"),
     "ttkernel-place-inits": ("ttlang.transforms.ttkernel_place_inits", "TTKernelPlaceInits"),
+    "ttkernel-sink-cb-waits": ("ttlang.transforms.ttkernel_sink_cb_waits", "TTKernelSinkCBWaits"),
     "convert-ttkernel-to-emitc": ("ttlang.conversion.ttkernel_to_emitc", "ConvertTTKernelToEmitCPass"),
 }
 

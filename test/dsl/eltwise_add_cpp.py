@@ -40,11 +40,11 @@ for name, source in artifact.sources.items():
 
 # CHECK-LABEL: // ===== add_compute
 # CHECK: void kernel_main() {
-# CHECK: cb_wait_front([[LHS:.*]], 1);
-# CHECK-NEXT: cb_wait_front([[RHS:.*]], 1);
-# CHECK-NEXT: cb_reserve_back([[OUT:.*]], 1);
-# CHECK: tile_regs_acquire();
-# CHECK-NEXT: add_init([[LHS]], [[RHS]]);
+# CHECK: cb_reserve_back([[OUT:.*]], 1);
+# CHECK-NEXT: tile_regs_acquire();
+# CHECK-NEXT: add_init([[LHS:.*]], [[RHS:.*]]);
+# CHECK-NEXT: cb_wait_front([[LHS]], 1);
+# CHECK-NEXT: cb_wait_front([[RHS]], 1);
 # CHECK-NEXT: add_tiles([[LHS]], [[RHS]], 0, 0, 0);
 # CHECK-NEXT: tile_regs_commit();
 # CHECK-NEXT: tile_regs_wait();

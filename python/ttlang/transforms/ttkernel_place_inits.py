@@ -156,6 +156,16 @@ SFPU_INITS = (*dict.fromkeys(_SFPU_UNARY_INITS.values()), ttkernel.BinopWithScal
 and packer (group "fpu")."""
 
 
+def compute_kernels(module: ModuleOp) -> list[func.FuncOp]:
+    """The module's compute kernel functions (`ttkernel.thread` compute)."""
+    compute = ttkernel.ThreadAttr(ttkernel.Thread.COMPUTE)
+    return [
+        kernel
+        for kernel in module.body.block.ops
+        if isinstance(kernel, func.FuncOp) and kernel.attributes.get(ttkernel.THREAD_ATTR) == compute
+    ]
+
+
 def init_group(op: Operation, split: bool = True) -> str:
     """The part of the core an init configures: "sfpu" or "fpu" (module docstring);
     without `split`, every init is taken to configure all of it ("fpu")."""
@@ -469,12 +479,7 @@ class TTKernelPlaceInits(ModulePass):
     the SFPU / FPU split; bench/dst.py compares the two."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for kernel in op.body.block.ops:
-            thread = kernel.attributes.get(ttkernel.THREAD_ATTR)
-            if not isinstance(kernel, func.FuncOp) or thread != ttkernel.ThreadAttr(
-                ttkernel.Thread.COMPUTE
-            ):
-                continue
+        for kernel in compute_kernels(op):
             check_inits_precede_calls(kernel)
             body = kernel.body.block
             hoist_invariant_inits(body, self.init_groups)
