@@ -166,6 +166,8 @@ def _rewrite(generic: GenericOp, constants: _Constants) -> None:
             maps.append(tile_zero)
         bcast = d2m.TileBcastOp(tile, d2m.TileDim.SCALAR)
         binary = _ON_FPU[type(op)](op.operands[0], bcast.result)
+        for new_op in (bcast, binary):  # e.g. d2m.epilogue: where fusion placed the op
+            new_op.attributes.update(op.attributes)
         Rewriter.insert_op([bcast, binary], InsertPoint.before(op))
         op.results[0].replace_all_uses_with(binary.results[0])
         Rewriter.erase_op(op)
