@@ -285,21 +285,38 @@ class _Subblock:
         """The subblock's tiles of slot `slot` packed into `block` (at output `output`'s
         indices, or in row `row` of a spill block). For an output in
         `d2m.summed_outputs`, each pack adds onto the block's tile (`d2m.pack_l1_acc` on)
-        unless it is the tile's first: every loop dimension its map drops at 0."""
+        unless it is the tile's first: every loop dimension its map drops at 0. When the
+        subblock packs onto one tile of the block, only its first pack can be the tile's
+        first: accumulation is set for it and switched on after it (tt-metal's SDPA
+        does the same per row); else it is set before every pack."""
         output_map = self.generic.indexing_maps.data[len(self.generic.inputs) + output].data
         summed = self.generic.attributes.get(SUMMED_OUTPUTS_ATTR)
-        dropped = []
+        dropped: list[int] = []
         if isinstance(summed, DenseArrayBase) and output in summed.get_values():
             kept = {e.position for e in output_map.results if isinstance(e, AffineDimExpr)}
             dropped = [d for d in self.parallel if d not in kept]
+        one_target = all(
+            extent == 1 for d, extent in zip(self.parallel, self.extents) if d not in dropped
+        )
+
+        def not_first(inner: Builder, ivs: dict[int, SSAValue]) -> SSAValue:
+            zero = _index(inner, 0)
+            flags = [inner.insert(arith.CmpiOp(ivs[d], zero, "ne")).result for d in dropped]
+            while len(flags) > 1:
+                flags = [inner.insert(arith.OrIOp(flags[0], flags[1])).result, *flags[2:]]
+            return flags[0]
+
+        if dropped and one_target:
+            origin = dict(zip(self.parallel, self.origin))
+            builder.insert(d2m.PackL1AccOp(not_first(builder, origin)))
 
         def one_tile(inner: Builder, ivs: dict[int, SSAValue], t: SSAValue) -> None:
-            if dropped:
-                zero = _index(inner, 0)
-                flags = [inner.insert(arith.CmpiOp(ivs[d], zero, "ne")).result for d in dropped]
-                while len(flags) > 1:
-                    flags = [inner.insert(arith.OrIOp(flags[0], flags[1])).result, *flags[2:]]
-                inner.insert(d2m.PackL1AccOp(flags[0]))
+            if dropped and one_target:
+                second = inner.insert(arith.CmpiOp(t, _index(inner, 1), "eq")).result
+                on = arith.ConstantOp(IntegerAttr(1, i1))
+                inner.insert(scf.IfOp(second, [], [on, d2m.PackL1AccOp(on.result), scf.YieldOp()]))
+            elif dropped:
+                inner.insert(d2m.PackL1AccOp(not_first(inner, ivs)))
             tile = self.load_dst(inner, slot, t)
             if row is None:
                 indices = _map_indices(inner, output_map, ivs, self.generic)

@@ -4,9 +4,7 @@ second time, onto the partial's block, with L1 accumulation on (tt-metal's
 `pack_reconfig_l1_acc`), while it is still in DST. The FPU adds of
 `d2m.tile_accumulate` (8 modeled cycles a tile) are gone; the packer runs beside the
 math (a 2 KiB bf16 tile is 32 modeled packer cycles). tt-metal's SDPA sums its
-softmax denominator this way (`sub_exp_block_bcast_cols_inplace` with `do_reduce`); it
-switches L1 accumulation at each row's first tile, this pass's lowering before every
-pack onto the sum (the cost model charges nothing for it, docs/cost_model.md).
+softmax denominator this way (`sub_exp_block_bcast_cols_inplace` with `do_reduce`).
 
 After d2m-accumulate-into-dst, the update `L' = L * bcast(a) + x's tiles` is a
 reduction generic `G` whose body is the prologue computing the start (`L * bcast(a)`,
@@ -25,7 +23,8 @@ qualifies when:
 The rewrite: `Gp` gets `G`'s output block as a second output, read through `G`'s output
 map and listed in `d2m.summed_outputs`: d2m-lower-to-loops packs `Gp`'s result tiles onto
 it too, the first tile of each output tile over (its map's dropped dims at 0), every
-later one added (`d2m.pack_l1_acc` on). `G` becomes `Gr`, computing the start into the
+later one added (`d2m.pack_l1_acc` on; switched as tt-metal does, for a section's first
+pack and on after it, when the section packs onto one tile of the sum). `G` becomes `Gr`, computing the start into the
 same block, all-parallel over its tiles, where `G` was, with its packs added onto the
 block (`d2m.l1_accumulate`, between `d2m.pack_l1_acc` on and off). Nothing moves: the
 start may need values computed after `Gp` (FlashAttention's `alpha`). Numerics: the

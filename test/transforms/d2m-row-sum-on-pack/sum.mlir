@@ -86,3 +86,70 @@ func.func @denominator(%xd: !dram, %out: !dram) {
   }
   return
 }
+
+// -----
+
+!tile = !ttcore.tile<32x32, bf16>
+!dram16 = memref<1x16x!tile, #ttcore.memory_space<dram>>
+!row16 = memref<1x16x!tile, #ttcore.memory_space<l1>>
+!one = memref<1x1x!tile, #ttcore.memory_space<l1>>
+
+// A row of 16 tiles summed onto one tile, two sections of 8 (DST holds 8 bf16 tiles):
+// each section packs onto that one tile, so only its first pack may be the tile's first.
+// Accumulation is set for it from the section's origin (on unless the section starts the
+// row) and switched on after it: three switches a section, as tt-metal's SDPA, not one
+// per pack.
+// LOOPS-LABEL: func.func @one_row
+// LOOPS:      d2m.wait_dst
+// LOOPS:      memref.store %{{.*}}, %[[PB:.*]][
+// LOOPS:      %[[STARTS:.*]] = arith.cmpi ne, %[[J:.*]], %{{.*}} : index
+// LOOPS-NEXT: d2m.pack_l1_acc %[[STARTS]]
+// LOOPS:      scf.for
+// LOOPS:        %[[SECOND:.*]] = arith.cmpi eq, %[[T:.*]], %{{.*}} : index
+// LOOPS-NEXT:   scf.if %[[SECOND]] {
+// LOOPS-NEXT:     %[[ON:.*]] = arith.constant true
+// LOOPS-NEXT:     d2m.pack_l1_acc %[[ON]]
+// LOOPS-NEXT:   }
+// LOOPS:        memref.store %{{.*}}, %[[LN:.*]][%{{.*}}, %{{.*}}] : memref<1x1x
+// LOOPS-NEXT: }
+// LOOPS-NEXT: %[[OFF:.*]] = arith.constant false
+// LOOPS-NEXT: d2m.pack_l1_acc %[[OFF]]
+// LOOPS-NEXT: d2m.release_dst
+func.func @one_row(%xd: !dram16, %out: !dram16) {
+  d2m.generic {grid = #ttcore.grid<1x1>, block_factors = [1, 1], threads = [#d2m.thread<compute>]} ins(%xd : !dram16) outs(%out : !dram16) {
+  ^bb0(%x_cb: !d2m.cb<!row16>, %o_cb: !d2m.cb<!row16>):
+    %l_cb = d2m.local_cb : !d2m.cb<!one>
+    %m_cb = d2m.local_cb : !d2m.cb<!one, 1>
+    %a_cb = d2m.local_cb : !d2m.cb<!one, 1>
+    %p_cb = d2m.local_cb : !d2m.cb<!row16, 1>
+    %l = d2m.wait %l_cb : !d2m.cb<!one> -> !one
+    %l_next = d2m.reserve %l_cb : !d2m.cb<!one> -> !one
+    %x = d2m.wait %x_cb : !d2m.cb<!row16> -> !row16
+    %m = d2m.wait %m_cb : !d2m.cb<!one, 1> -> !one
+    %a = d2m.wait %a_cb : !d2m.cb<!one, 1> -> !one
+    %pb = d2m.reserve %p_cb : !d2m.cb<!row16, 1> -> !row16
+    linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, 0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x, %m : !row16, !one) outs(%pb : !row16) {
+    ^bb0(%xt: !tile, %mt: !tile, %o: !tile):
+      %b = d2m.tile_bcast <col> %mt : !tile
+      %d = d2m.tile_sub %xt, %b : !tile
+      %e = d2m.tile_exp %d : !tile
+      linalg.yield %e : !tile
+    }
+    d2m.push %p_cb : !d2m.cb<!row16, 1>
+    %p = d2m.wait %p_cb : !d2m.cb<!row16, 1> -> !row16
+    linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, 0)>, affine_map<(d0, d1) -> (d0, 0)>, affine_map<(d0, d1) -> (d0, 0)>], iterator_types = ["parallel", "reduction"]} ins(%p, %l, %a : !row16, !one, !one) outs(%l_next : !one) {
+    ^bb0(%pt: !tile, %lt: !tile, %at: !tile, %out_t: !tile):
+      %ab = d2m.tile_bcast <col> %at {d2m.prologue} : !tile
+      %s = d2m.tile_mul %lt, %ab {d2m.prologue} : !tile
+      %r = d2m.tile_accumulate %pt, %s : !tile
+      linalg.yield %r : !tile
+    }
+    d2m.pop %p_cb : !d2m.cb<!row16, 1>
+    d2m.pop %a_cb : !d2m.cb<!one, 1>
+    d2m.pop %m_cb : !d2m.cb<!one, 1>
+    d2m.pop %x_cb : !d2m.cb<!row16>
+    d2m.push %l_cb : !d2m.cb<!one>
+    d2m.pop %l_cb : !d2m.cb<!one>
+  }
+  return
+}
