@@ -121,9 +121,11 @@ def roofline(compiled, fidelity: str, cores: int) -> tuple[int, int, int]:
 
     - compute: the cheapest tile operations the math needs, spread evenly over the
       cores: per (Q chunk, K chunk) pair the two matmuls (the fidelity's phases or the
-      bf16 floor), the scores' max subtraction and approximate exp, row max and row sum
-      reduces, the rescale of m, l and acc (plus the mask add on causal diagonal
-      pairs); per Q chunk the final recip and multiply;
+      bf16 floor), the scores' max subtraction and approximate exp, the row max reduce,
+      the rescale of m, l and acc (plus the mask add on causal diagonal pairs); the row
+      sum costs the math nothing per pair (the packer adds the exp tiles up,
+      d2m-row-sum-on-pack, as tt-metal's SDPA does); per Q chunk one row-sum reduce
+      per tile row, the final recip and multiply;
     - DRAM: Q, K and V read once and O written once at every bank's bandwidth;
     - NoC: the K/V chunks each core needs, received at the multicast rate.
     """
@@ -133,14 +135,15 @@ def roofline(compiled, fidelity: str, cores: int) -> tuple[int, int, int]:
     q_chunk, k_chunk = compiled.q_chunk, compiled.k_chunk
     qt, kt, dt = q_chunk // 32, k_chunk // 32, head_dim // 32
     mul = cost["eltwise_mul_tile_per_phase"] * phases
+    reduce = cost["reduce_tile_per_phase"] * phases
     pair = (
         2 * qt * kt * dt * max(cost["matmul_tile_per_phase"] * phases, cost["matmul_tile_floor_bf16"])
-        + qt * kt * (cost["eltwise_add_tile"] + cost["exp_approx_tile"] + 2 * cost["reduce_tile_per_phase"] * phases)
+        + qt * kt * (cost["eltwise_add_tile"] + cost["exp_approx_tile"] + reduce)
         + qt * (cost["eltwise_add_tile"] + cost["exp_approx_tile"] + mul)
         + qt * dt * mul
     )
     mask = qt * kt * cost["eltwise_add_tile"]
-    finish = qt * (cost["recip_tile"] + dt * mul)
+    finish = qt * (reduce + cost["recip_tile"] + dt * mul)
     q_chunks = seq_len // q_chunk
     compute = pairs = 0
     for i in range(q_chunks):

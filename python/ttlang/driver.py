@@ -37,6 +37,7 @@ DEFAULT_PIPELINE: tuple[str, ...] = (
     "d2m-check-cb-traffic",
     "d2m-elementwise-fusion",
     "d2m-reciprocal-divisor",
+    "d2m-scalar-tile-operand",
     "d2m-deferred-row-sum",
     "d2m-bufferize",
     "d2m-memref-provenance",

@@ -27,6 +27,7 @@ _PASSES: dict[str, tuple[str, str]] = {
     "d2m-hw-thread-selection": ("ttlang.transforms.d2m_hw_thread_selection", "D2MHWThreadSelection"),
     "d2m-check-cb-traffic": ("ttlang.transforms.d2m_check_cb_traffic", "D2MCheckCBTraffic"),
     "d2m-reciprocal-divisor": ("ttlang.transforms.d2m_reciprocal_divisor", "D2MReciprocalDivisor"),
+    "d2m-scalar-tile-operand": ("ttlang.transforms.d2m_scalar_tile_operand", "D2MScalarTileOperand"),
     "d2m-deferred-row-sum": ("ttlang.transforms.d2m_deferred_row_sum", "D2MDeferredRowSum"),
     "d2m-bufferize": ("ttlang.transforms.d2m_bufferize", "D2MBufferize"),
     "d2m-memref-provenance": ("ttlang.transforms.d2m_memref_provenance", "D2MMemrefProvenance"),

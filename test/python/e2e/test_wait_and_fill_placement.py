@@ -2,8 +2,9 @@
 emulator against torch: a running `acc = acc * 0.5 + exp(x)` over chunks of x, from
 `zeros`, in 16-bit and 32-bit DST.
 
-Besides the numbers, each test checks the generated compute kernel: no `fill_tile` is
-left (the zeros are DST's cleared section, packed as they are), and every
+Besides the numbers, each test checks the generated compute kernel: no `fill_tile` of
+zero is left (the zeros are DST's cleared section, packed as they are; the 0.5 is a
+constant tile filled once, d2m-scalar-tile-operand), and every
 `cb_wait_front` is directly followed (past other waits) by a call naming its CB (other
 than the reserve of its back) or by a loop (reading it), so the test cannot pass with the waits where
 convert-d2m-to-ttkernel puts them (the loop-carried accumulator's at the top of the
@@ -79,7 +80,7 @@ def test_waits_sink_and_zero_fills_go(fp32_dest: bool):
     out = torch.zeros(ROWS * TILE, COLS * TILE, dtype=torch.bfloat16)
     artifact = running_exp_sum(fp32_dest).compile(x, out)
     source = next(k.source for k in artifact.program.kernels if k.kind == "compute")
-    assert "fill_tile" not in source, source
+    assert re.findall(r"fill_tile\(\w+, ([^)]*)\);", source) == ["0.5f"], source
     _assert_waits_at_first_use(source)
     artifact.run([x, out])
     expected = torch.zeros(ROWS * TILE, COLS * TILE)
