@@ -63,6 +63,24 @@ A yielded value that is also used inside the iteration is computed into an
 intermediate buffer and copied into the next block: the unpacker reads only a CB's
 front, and the front still holds the current value.
 
+A block a loop yields unchanged (assigned in the loop only in a branch the DSL dropped
+at compile time) is loop-invariant, not carried: the loop body and the code after the
+loop read its init (no CB, no hand-off). When the init is a CB's block, which the program
+may release before the loop result's last use, the result is a copy of it made once
+right after the loop:
+
+    %r, %same = scf.for ... iter_args(%a = %zeros, %s = %one) -> (tensor<...>, tensor<...>) {
+      ... ins(%a, %s, %x) ...
+      scf.yield %next, %s
+    }                                   // uses of %same
+
+becomes
+
+    %r = scf.for ... iter_args(%a = %zeros) -> tensor<...> {
+      ... ins(%a, %one, %x) ...
+      scf.yield %next
+    }                                   // uses of %one
+
 Fails (PassError) on a generic whose init is not `tensor.empty` (accumulating into an
 existing value), on loops carrying values that are not blocks, and on generics with
 several outputs.
