@@ -63,6 +63,24 @@ A yielded value that is also used inside the iteration is computed into an
 intermediate buffer and copied into the next block: the unpacker reads only a CB's
 front, and the front still holds the current value.
 
+A block a loop yields unchanged (assigned in the loop only in a branch the DSL dropped
+at compile time) is loop-invariant, not carried: the loop body and the code after the
+loop read its init (no CB, no hand-off). When the init is a CB's block, which the program
+may release before the loop result's last use, the result is a copy of it made once
+right after the loop:
+
+    %r, %same = scf.for ... iter_args(%a = %zeros, %s = %one) -> (tensor<...>, tensor<...>) {
+      ... ins(%a, %s, %x) ...
+      scf.yield %next, %s
+    }                                   // uses of %same
+
+becomes
+
+    %r = scf.for ... iter_args(%a = %zeros) -> tensor<...> {
+      ... ins(%a, %one, %x) ...
+      scf.yield %next
+    }                                   // uses of %one
+
 Fails (PassError) on a generic whose init is not `tensor.empty` (accumulating into an
 existing value), on loops carrying values that are not blocks, and on generics with
 several outputs.
@@ -131,9 +149,10 @@ def _cb_block_type(cb: SSAValue) -> MemRefType:
 
 
 def copy_generic(source: SSAValue, destination: SSAValue) -> linalg.GenericOp:
-    """An identity `linalg.generic` copying the block `source` into `destination`."""
+    """An identity `linalg.generic` copying the block `source` into `destination` (on
+    tensors, `destination` a `tensor.empty`, it returns the copy)."""
     source_type = source.type
-    assert isinstance(source_type, MemRefType)
+    assert isinstance(source_type, MemRefType | TensorType)
     rank = source_type.get_num_dims()
     tile = source_type.get_element_type()
     body = Block(arg_types=[tile, tile])
@@ -146,10 +165,52 @@ def copy_generic(source: SSAValue, destination: SSAValue) -> linalg.GenericOp:
         body=Region(body),
         indexing_maps=[identity, identity],
         iterator_types=[parallel] * rank,
+        result_types=[destination.type] if isinstance(destination.type, TensorType) else [],
     )
 
 
 # ----------------------------------------------------------------------- patterns
+
+
+class DropUnchangedCarriedBlocks(RewritePattern):
+    """A block a loop yields unchanged -> its init, read inside and after the loop."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: scf.ForOp, rewriter: PatternRewriter) -> None:
+        if compute_entry(op) is None:
+            return
+        body = op.body.block
+        yield_op = body.last_op
+        assert isinstance(yield_op, scf.YieldOp)
+        carried = body.args[1:]
+        unchanged = [
+            i
+            for i, value in enumerate(yield_op.operands)
+            if value is carried[i] and isinstance(value.type, TensorType)
+        ]
+        if not unchanged:
+            return
+        kept = [i for i in range(len(carried)) if i not in unchanged]
+        inits = op.iter_args
+        for i in unchanged:
+            rewriter.replace_all_uses_with(carried[i], inits[i])
+        for i in reversed(unchanged):
+            body.erase_arg(carried[i])
+        rewriter.replace(yield_op, scf.YieldOp(*(yield_op.operands[i] for i in kept)))
+        loop = scf.ForOp(op.lb, op.ub, op.step, [inits[i] for i in kept], op.detach_region(op.body))
+        new_ops: list[Operation] = [loop]
+        results = list(loop.results)
+        for i in unchanged:
+            value = inits[i]
+            if isinstance(value.owner, d2m.WaitOp | d2m.ReserveOp) and op.results[i].uses:
+                # A CB's block: the program may release it before the loop result's
+                # last use, which the carried copy outlived; copy it once instead.
+                empty = tensor.EmptyOp([], value.type)
+                copy = copy_generic(value, empty.tensor)
+                new_ops += [empty, copy]
+                value = copy.res[0]
+            results.insert(i, value)
+        rewriter.replace(op, new_ops, results)
 
 
 class StreamLoopCarriedBlocks(RewritePattern):
@@ -302,6 +363,9 @@ class D2MBufferize(ModulePass):
     name = "d2m-bufferize"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        # Unchanged blocks stop being carried before any loop is streamed, so that the
+        # final pop of a streamed loop's result follows their uses too.
+        PatternRewriteWalker(DropUnchangedCarriedBlocks()).rewrite_module(op)
         # Outer loops first: an inner loop's result is then a value the outer body
         # hands off (its last user an op, not the outer scf.yield).
         PatternRewriteWalker(StreamLoopCarriedBlocks()).rewrite_module(op)

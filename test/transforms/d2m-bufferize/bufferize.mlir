@@ -262,3 +262,114 @@ func.func @bfp8_block_copy(%in: !bfp8_dram, %out: !dram) {
   }
   return
 }
+
+// A block the loop yields unchanged (assigned only in a branch the DSL dropped at
+// compile time) is loop-invariant: its init is read inside the loop and after it, it gets
+// no carry CB and no hand-off; the block the loop changes still streams.
+// CHECK-LABEL: func.func @carried_unchanged
+// CHECK:      %[[CARRY:.*]] = d2m.local_cb
+// CHECK-NOT:  d2m.local_cb
+// CHECK:      %[[KEPT:.*]] = memref.alloc() : memref<2x2x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<l1>>
+// CHECK-NEXT: linalg.generic {{.*}} outs(%[[KEPT]] : {{.*}})
+// CHECK:        d2m.tile_fill 1.000000e+00
+// CHECK:      scf.for
+// CHECK-NEXT:   %[[CUR:.*]] = d2m.wait %[[CARRY]]
+// CHECK-NEXT:   %[[NEXT:.*]] = d2m.reserve %[[CARRY]]
+// CHECK:        linalg.generic {{.*}} ins(%[[CUR]], %[[KEPT]], %{{.*}} : {{.*}}) outs(%[[NEXT]] : {{.*}})
+// CHECK:        d2m.push %[[CARRY]]
+// CHECK-NEXT:   d2m.pop %[[CARRY]]
+// CHECK-NEXT: }
+// CHECK-NEXT: %[[FINAL:.*]] = d2m.wait %[[CARRY]]
+// CHECK:      linalg.generic {{.*}} ins(%[[FINAL]], %[[KEPT]] : {{.*}})
+// CHECK:      d2m.pop %[[CARRY]]
+func.func @carried_unchanged(%in: !dram, %out: !dram) {
+  d2m.generic {grid = #ttcore.grid<1x1>, block_factors = [1, 1], threads = [#d2m.thread<compute>]} ins(%in : !dram) outs(%out : !dram) {
+  ^bb0(%in_cb: !cb, %out_cb: !cb):
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c4 = arith.constant 4 : index
+    %e = tensor.empty() : !t
+    %zero = linalg.generic {indexing_maps = [#id], iterator_types = ["parallel", "parallel"]} outs(%e : !t) {
+    ^bb0(%b: !tile):
+      %f = d2m.tile_fill 0.0 : !tile
+      linalg.yield %f : !tile
+    } -> !t
+    %one = linalg.generic {indexing_maps = [#id], iterator_types = ["parallel", "parallel"]} outs(%e : !t) {
+    ^bb0(%b: !tile):
+      %f = d2m.tile_fill 1.0 : !tile
+      linalg.yield %f : !tile
+    } -> !t
+    %acc, %kept = scf.for %k = %c0 to %c4 step %c1 iter_args(%sum = %zero, %same = %one) -> (!t, !t) {
+      %x = d2m.wait %in_cb : !cb -> !t
+      %e2 = tensor.empty() : !t
+      %next = linalg.generic {indexing_maps = [#id, #id, #id, #id], iterator_types = ["parallel", "parallel"]} ins(%sum, %same, %x : !t, !t, !t) outs(%e2 : !t) {
+      ^bb0(%a: !tile, %s: !tile, %b: !tile, %c: !tile):
+        %p = d2m.tile_mul %s, %b : !tile
+        %r = d2m.tile_add %a, %p : !tile
+        linalg.yield %r : !tile
+      } -> !t
+      d2m.pop %in_cb : !cb
+      scf.yield %next, %same : !t, !t
+    }
+    %o = d2m.reserve %out_cb : !cb -> !t
+    %e3 = tensor.empty() : !t
+    %res = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]} ins(%acc, %kept : !t, !t) outs(%e3 : !t) {
+    ^bb0(%a: !tile, %b: !tile, %c: !tile):
+      %r = d2m.tile_add %a, %b : !tile
+      linalg.yield %r : !tile
+    } -> !t
+    d2m.store %o, %res : !t, !t
+    d2m.push %out_cb : !cb
+  }
+  return
+}
+
+// An unchanged carried block that is a CB's block is read in place inside the loop; its
+// CB may release it before the loop result's last use, so the result is copied once,
+// right after the loop (an unused result is not).
+// CHECK-LABEL: func.func @carried_unchanged_cb_block
+// CHECK-NOT:  d2m.local_cb
+// CHECK:      %[[IN:.*]] = d2m.wait %in_cb
+// CHECK:      scf.for
+// CHECK-NEXT:   %[[Y:.*]] = memref.alloc()
+// CHECK-NEXT:   linalg.generic {{.*}} ins(%[[IN]] : {{.*}}) outs(%[[Y]] : {{.*}})
+// CHECK:          d2m.tile_exp
+// CHECK-NEXT:     linalg.yield
+// CHECK-NEXT:   }
+// CHECK-NEXT: }
+// CHECK-NEXT: %[[COPY:.*]] = memref.alloc()
+// CHECK-NEXT: linalg.generic {{.*}} ins(%[[IN]] : {{.*}}) outs(%[[COPY]] : {{.*}})
+// CHECK-NEXT: ^bb{{.*}}(%[[A:.*]]: !ttcore.tile<32x32, bf16>, %{{.*}}: !ttcore.tile<32x32, bf16>):
+// CHECK-NEXT:   linalg.yield %[[A]]
+// CHECK:      d2m.pop %in_cb
+// CHECK-NEXT: %[[OUT:.*]] = d2m.reserve %out_cb
+// CHECK-NEXT: linalg.generic {{.*}} ins(%[[COPY]] : {{.*}}) outs(%[[OUT]] : {{.*}})
+func.func @carried_unchanged_cb_block(%in: !dram, %out: !dram) {
+  d2m.generic {grid = #ttcore.grid<1x1>, block_factors = [1, 1], threads = [#d2m.thread<compute>]} ins(%in : !dram) outs(%out : !dram) {
+  ^bb0(%in_cb: !cb, %out_cb: !cb):
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c4 = arith.constant 4 : index
+    %x = d2m.wait %in_cb : !cb -> !t
+    %kept = scf.for %k = %c0 to %c4 step %c1 iter_args(%same = %x) -> (!t) {
+      %e = tensor.empty() : !t
+      %y = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%same : !t) outs(%e : !t) {
+      ^bb0(%a: !tile, %b: !tile):
+        %r = d2m.tile_exp %a : !tile
+        linalg.yield %r : !tile
+      } -> !t
+      scf.yield %same : !t
+    }
+    d2m.pop %in_cb : !cb
+    %o = d2m.reserve %out_cb : !cb -> !t
+    %e2 = tensor.empty() : !t
+    %z = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%kept : !t) outs(%e2 : !t) {
+    ^bb0(%a: !tile, %b: !tile):
+      %r = d2m.tile_recip %a : !tile
+      linalg.yield %r : !tile
+    } -> !t
+    d2m.store %o, %z : !t, !t
+    d2m.push %out_cb : !cb
+  }
+  return
+}
