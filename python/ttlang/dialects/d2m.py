@@ -1273,7 +1273,8 @@ class FillCausalMaskOp(IRDLOperation):
     """Fills the L1 block `block` (from d2m.reserve, bf16 tiles) with the additive causal
     mask of its place in a score matrix: element (r, c) of its last two dims is 0 where
     key column `col + c` <= query row `row + r` and -inf past it (torch.triu(…, 1) of
-    -inf). `row` and `col` are element offsets, multiples of 32. A data-movement op: the
+    -inf). `row` and `col` are element offsets, any integers (the diagonal may cross a tile
+    anywhere). A data-movement op: the
     mask is computed in the kernel from indices instead of read from a host tensor."""
 
     name = "d2m.fill_causal_mask"

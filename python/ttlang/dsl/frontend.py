@@ -1838,12 +1838,6 @@ class ThreadCompiler:
                 f"fill_causal_mask fills a CB block taken with cb.reserve(), but got {_describe(block)}",
                 "`with mask_cb.reserve() as blk: fill_causal_mask(blk, row, col)`",
             )
-        for name, offset in (("row", row), ("col", col)):
-            if isinstance(offset, int) and offset % TILE_COLS:
-                raise DSLError(
-                    f"fill_causal_mask {name}={offset} is not a multiple of {TILE_COLS}",
-                    "row and col are element offsets of the block's first tile",
-                )
         self.emit(d2m.FillCausalMaskOp(block.value, self.index(row), self.index(col)))
 
     def _check_cb_block(self, block: Block) -> None:

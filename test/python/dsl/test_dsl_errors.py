@@ -327,20 +327,6 @@ def test_fill_causal_mask_into_waited_block():
     assert_located(err, "mask-wait", "fill_causal_mask fills a CB block taken with cb.reserve()")
 
 
-def test_fill_causal_mask_offset_not_tile_aligned():
-    @pykernel_gen(grid=(1, 1))
-    def kernel(x, out):
-        @datamovement()
-        def reader(x_cb: CircularBuffer, out_cb: CircularBuffer):
-            with x_cb.reserve() as blk:
-                fill_causal_mask(blk, 0, 16)  # <- mask-offset
-
-        return Program(reader)(x, out)
-
-    err = compile_error(kernel, TILE, TILE)
-    assert_located(err, "mask-offset", "fill_causal_mask col=16 is not a multiple of 32")
-
-
 def test_accessor_index_out_of_bounds():
     @pykernel_gen(grid=(1, 1))
     def kernel(x, out):

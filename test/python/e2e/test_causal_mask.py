@@ -68,7 +68,7 @@ def test_mask_block_copies_each_distinct_tile(key_shift):
     """Blocks whose tiles mix the kinds, several of each: key_shift 0 gives core (0, 0)
     three diagonal, six -inf and three 0 tiles, (0, 1) twelve -inf, (1, 0) one diagonal
     and eleven 0, (1, 1) all three. A shift that is not a multiple of 32 (a run-time
-    offset; the DSL rejects only constant ones) puts two distinct tiles across the
+    offset here; constant ones are the next test) puts two distinct tiles across the
     diagonal (key offsets 16 and -16). Each block's first tile of a kind is written, the
     others copied from it through the NoC; the mask is exact: equal to torch.triu's."""
     out = torch.zeros(MASK_SHAPE, dtype=torch.bfloat16)
@@ -77,3 +77,33 @@ def test_mask_block_copies_each_distinct_tile(key_shift):
     assert torch.equal(out.float(), expected)
     reader = causal_mask_blocks.compile(out, key_shift=key_shift).sources["causal_mask_blocks_reader"]
     assert "noc_async_read(" in reader and "causal_mask_first_tile(" in reader
+
+
+@pykernel_gen(grid=(1, 1), block_factors=[(2, 3)])
+def mask_at_constant_offsets(out):
+    """out = one 2x3-tile mask block at constant offsets off the tile grid (row 16, col
+    40): the diagonal crosses tiles mid-row and mid-column."""
+    out_acc = TensorAccessor(out)
+    mask_cb = CircularBuffer((64, 96))
+
+    @datamovement()
+    def masks(out_cb: CircularBuffer):
+        with mask_cb.reserve() as blk:
+            fill_causal_mask(blk, 16, 40)
+
+    @datamovement()
+    def writer(out_cb: CircularBuffer):
+        with mask_cb.wait() as blk:
+            dma(blk, out_acc[0, 0]).wait()
+
+    return Program(masks, writer)(out)
+
+
+def test_mask_at_constant_offsets_off_the_tile_grid():
+    """Element (r, c) is -inf where key 40 + c > query 16 + r: torch.triu(-inf, 1 - 24),
+    exactly (a mask adds 0 or -inf)."""
+    out = torch.zeros((64, 96), dtype=torch.bfloat16)
+    mask_at_constant_offsets(out)
+    expected = torch.triu(torch.full((64, 96), float("-inf")), 1 - (40 - 16))
+    assert torch.isinf(expected).any() and (expected == 0).any()
+    assert torch.equal(out.float(), expected)
