@@ -69,7 +69,6 @@ from ttlang.dialects.ttcore import (
     IteratorTypeAttr,
     MemorySpace,
     MemorySpaceAttr,
-    TILE_COLS,
     TileType,
 )
 from ttlang.dsl import api, operators
