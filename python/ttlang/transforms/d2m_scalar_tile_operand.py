@@ -57,12 +57,13 @@ from xdsl.context import Context
 from xdsl.dialects import func, scf, tensor
 from xdsl.dialects.builtin import AffineMapAttr, ArrayAttr, ModuleOp, TensorType
 from xdsl.dialects.linalg.ops import GenericOp, IteratorTypeAttr, YieldOp
-from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region
+from xdsl.ir import Attribute, Block, Operation, Region
 from xdsl.ir.affine import AffineExpr, AffineMap
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from ttlang.dialects import d2m
+from ttlang.transforms.analysis.dst_liveness import is_cb_tile
 from ttlang.transforms.diagnostics import PassError
 
 _ON_FPU: dict[type[Operation], type[Operation]] = {
@@ -73,15 +74,16 @@ _ON_FPU: dict[type[Operation], type[Operation]] = {
 
 
 def _thread_block(op: Operation) -> Block:
-    """Where `op`'s constants go: the start of its d2m.generic thread, else of its
-    function."""
-    block = op.parent_block()
-    while block is not None:
-        owner = block.parent_op()
-        if owner is None or isinstance(owner, d2m.GenericOp | func.FuncOp):
-            return block
-        block = owner.parent_block()
-    raise AssertionError("compiler bug: a linalg.generic in no block")
+    """Where `op`'s constants go: the start of its d2m.generic thread, else (a function
+    on its own, as in lit tests) of its function."""
+    found = d2m.thread_region(op)
+    if found is not None:
+        return found[1].block
+    function = op.parent_op()
+    while not isinstance(function, func.FuncOp):
+        assert function is not None, "compiler bug: a linalg.generic outside any function"
+        function = function.parent_op()
+    return function.body.block
 
 
 def _in_loop(op: Operation, thread: Block) -> bool:
@@ -92,16 +94,6 @@ def _in_loop(op: Operation, thread: Block) -> bool:
             return True
         block = owner.parent_block() if owner is not None else None
     return False
-
-
-def _reads_input(generic: GenericOp, op: Operation) -> bool:
-    """Whether `op`'s tile operand is the block argument of one of the inputs."""
-    tile = op.operands[0]
-    return (
-        isinstance(tile, BlockArgument)
-        and tile.owner is generic.body.block
-        and tile.index < len(generic.inputs)
-    )
 
 
 class _Constants:
@@ -136,14 +128,8 @@ class _Constants:
 
 def _rewrite(generic: GenericOp, constants: _Constants) -> None:
     """Each qualifying scalar op of `generic` -> an FPU op on a new constant input."""
-    scalar_ops = [o for o in generic.body.block.ops if type(o) in _ON_FPU and _reads_input(generic, o)]
+    scalar_ops = [o for o in generic.body.block.ops if type(o) in _ON_FPU and is_cb_tile(o.operands[0])]
     if not scalar_ops:
-        return
-    thread = _thread_block(generic)
-    output = generic.outputs[0].type
-    assert isinstance(output, TensorType) or not generic.res
-    many_tiles = not generic.res or prod(output.get_shape()) > 1
-    if not (many_tiles or _in_loop(generic, thread)):
         return
     if not generic.res:
         raise PassError(
@@ -151,6 +137,11 @@ def _rewrite(generic: GenericOp, constants: _Constants) -> None:
             "applies a scalar to a block read from a CB but is bufferized; "
             "d2m-scalar-tile-operand runs on tensors, before d2m-bufferize.",
         )
+    thread = _thread_block(generic)
+    output = generic.res[0].type
+    assert isinstance(output, TensorType)
+    if prod(output.get_shape()) == 1 and not _in_loop(generic, thread):
+        return
     rank = generic.indexing_maps.data[0].data.num_dims
     tile_zero = AffineMapAttr(AffineMap(rank, 0, (AffineExpr.constant(0), AffineExpr.constant(0))))
     inputs, maps = list(generic.inputs), list(generic.indexing_maps.data[: len(generic.inputs)])
