@@ -108,7 +108,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from ttlang.dialects import d2m
-from ttlang.transforms.analysis.dst_liveness import EPILOGUE_ATTR, FORMS, Form, body_ops
+from ttlang.transforms.analysis.dst_liveness import EPILOGUE_ATTR, FORMS, Form, body_ops, fill_value
 from ttlang.transforms.compute_region import defined_before
 from ttlang.transforms.diagnostics import PassError
 
@@ -136,12 +136,9 @@ class _Update:
 def _fill_value(value: SSAValue) -> float | None:
     """The constant a generic without inputs fills `value` with, else None."""
     owner = value.owner
-    if not isinstance(owner, GenericOp) or owner.inputs or len(owner.res) != 1:
+    if not isinstance(owner, GenericOp) or len(owner.res) != 1:
         return None
-    ops = body_ops(owner)
-    if len(ops) != 1 or not isinstance(ops[0], d2m.TileFillOp):
-        return None
-    return ops[0].value.value.data
+    return fill_value(owner)
 
 
 def _reads_through(generic: GenericOp, arg: SSAValue, output_map: AffineMapAttr) -> bool:

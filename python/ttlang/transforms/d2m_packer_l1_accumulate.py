@@ -119,6 +119,7 @@ from ttlang.transforms.analysis.dst_liveness import (
     L1_ACCUMULATE_ATTR,
     PROLOGUE_ATTR,
     body_ops,
+    fill_value,
 )
 from ttlang.transforms.compute_region import bufferized_compute_generics
 
@@ -233,10 +234,7 @@ def _zero_fill_before(sum_: _CarriedSum) -> GenericOp | None:
     if len(users) != 1 or not isinstance(users[0], GenericOp):
         return None
     init = users[0]
-    ops = body_ops(init)
-    if init.inputs or len(ops) != 1 or not isinstance(ops[0], d2m.TileFillOp):
-        return None
-    if ops[0].value.value.data != 0.0:
+    if fill_value(init) != 0.0:
         return None
     lb, ub = constant_int(loop.lb), constant_int(loop.ub)
     if lb is None or ub is None or ub <= lb:

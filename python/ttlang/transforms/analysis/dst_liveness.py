@@ -200,6 +200,15 @@ def body_ops(generic: GenericOp) -> list[Operation]:
     return [op for op in generic.body.block.ops if not isinstance(op, YieldOp)]
 
 
+def fill_value(generic: GenericOp) -> float | None:
+    """The constant a generic without inputs fills its output with (its body one
+    `d2m.tile_fill`), else None."""
+    ops = body_ops(generic)
+    if generic.inputs or len(ops) != 1 or not isinstance(ops[0], d2m.TileFillOp):
+        return None
+    return ops[0].value.value.data
+
+
 def yielded_value(generic: GenericOp) -> SSAValue:
     last = generic.body.block.last_op
     assert isinstance(last, YieldOp)
