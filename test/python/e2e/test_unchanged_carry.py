@@ -30,6 +30,12 @@ from ttlang import Program, compute, full, pykernel_gen, zeros
 ROWS, COLS, CHUNKS = 1, 2, 3  # tiles of a chunk, chunks
 MAX_ABS = 0.25
 MIN_PCC = 0.9999
+CHUNKED = dict(  # x in chunks along k; y and out one block
+    grid=(1, 1),
+    block_factors=[(ROWS, COLS), (ROWS, COLS), (ROWS, COLS)],
+    indexing_maps=[lambda m, n, k: (m, k), lambda m, n, k: (m, n), lambda m, n, k: (m, n)],
+    iterator_types=["parallel", "parallel", "reduction"],
+)
 UPDATE_SCALE = False  # a compile-time condition: the loop never assigns `scale`
 
 
@@ -37,12 +43,7 @@ def scaled_exp_sum(scale_is_exp: bool):
     """scale = exp(y) or y; acc = 0; for each chunk x: acc += exp(x) * scale (and, never,
     scale += x); out = acc + scale."""
 
-    @pykernel_gen(
-        grid=(1, 1),
-        block_factors=[(ROWS, COLS), (ROWS, COLS), (ROWS, COLS)],
-        indexing_maps=[lambda m, n, k: (m, k), lambda m, n, k: (m, n), lambda m, n, k: (m, n)],
-        iterator_types=["parallel", "parallel", "reduction"],
-    )
+    @pykernel_gen(**CHUNKED)
     def exp_sum(x, y, out):
         @compute()
         def accumulate(x_cb, y_cb, o_cb):
@@ -75,12 +76,7 @@ def test_unchanged_carried_block(scale_is_exp: bool):
     assert_close(out.float(), expected + scale, max_abs=MAX_ABS, min_pcc=MIN_PCC)
 
 
-@pykernel_gen(
-    grid=(1, 1),
-    block_factors=[(ROWS, COLS), (ROWS, COLS), (ROWS, COLS)],
-    indexing_maps=[lambda m, n, k: (m, k), lambda m, n, k: (m, n), lambda m, n, k: (m, n)],
-    iterator_types=["parallel", "parallel", "reduction"],
-)
+@pykernel_gen(**CHUNKED)
 def swapped_weights(x, y, out):
     """a = exp(y), b = 1; for each chunk x: acc += exp(x) * a, then a, b = b, a."""
 
