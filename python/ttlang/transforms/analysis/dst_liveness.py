@@ -216,8 +216,8 @@ def yielded_value(generic: GenericOp) -> SSAValue:
 
 
 def accumulator(generic: GenericOp) -> BlockArgument | None:
-    """The body argument standing for the output tile, when the body reads it."""
-    acc = generic.body.block.args[-1]
+    """The body argument standing for the (first) output's tile, when the body reads it."""
+    acc = generic.body.block.args[len(generic.inputs)]
     return acc if acc.uses else None
 
 
