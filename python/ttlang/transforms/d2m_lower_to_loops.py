@@ -93,14 +93,10 @@ from ttlang.transforms.analysis.compute_config import dst_capacity_of
 from ttlang.transforms.analysis.dst_liveness import (
     DST_SLOT_ATTR,
     DST_SLOTS_ATTR,
-    EPILOGUE_ATTR,
-    FORMS,
     SUMMED_OUTPUTS_ATTR,
-    Form,
     accumulator,
-    body_ops,
+    body_parts,
     is_cb_tile,
-    is_prologue,
     loop_ranges,
     output_is_undefined,
     parallel_dims,
@@ -359,15 +355,7 @@ def _lower_generic(op: GenericOp, capacity: int) -> None:
     extents = subblock_extents(op)
     acc = accumulator(op)
     yielded = yielded_value(op)
-    prologue = [o for o in body_ops(op) if is_prologue(o)]
-    ops = [o for o in body_ops(op) if not is_prologue(o)]
-    accumulating = [
-        o
-        for o in ops
-        if not o.attributes.get(EPILOGUE_ATTR) and FORMS.get(type(o)) is Form.ACCUMULATE_FROM_CBS
-    ]
-    in_reduction = ops[: ops.index(accumulating[-1]) + 1] if reduction and accumulating else []
-    epilogue = ops[len(in_reduction) :]
+    prologue, in_reduction, epilogue = body_parts(op)
     tile_type = op.body.block.args[-1].type
     assert isinstance(tile_type, TileType)
     dst_type = MemRefType(tile_type, [capacity], memory_space=MemorySpaceAttr(MemorySpace.DST))
