@@ -63,7 +63,8 @@ before the inner CB's final block is popped.
 
 A yielded value that is also used inside the iteration is computed into an
 intermediate buffer and copied into the next block: the unpacker reads only a CB's
-front, and the front still holds the current value.
+front, and the front still holds the current value. (d2m-hand-off-on-pack later has
+the generic computing the value pack it into the next block too, instead of the copy.)
 
 A block a loop yields unchanged (assigned in the loop only in a branch the DSL dropped
 at compile time) is loop-invariant, not carried: the loop body and the code after the

@@ -15,20 +15,27 @@ each holds at once: tt-metal's SDPA issues `sub_bcast_cols_init_short` and
 (`sub_exp_block_bcast_cols_inplace`), and `copy_tile_to_dst_init_short` with
 `recip_tile_init` before a loop of `copy_tile` and `recip_tile`.
 
-- hoist: a loop (innermost first) whose inits are at most one init of each group, on
-  operands defined outside it, gets those inits once, before the loop (a loop holding a
-  `reduce_init` only when that is its one init: the `reduce_uninit` placed after it
-  must not land before the loop);
+- hoist: out of a loop (innermost first), each group's init when it is the loop's one
+  init of that group, on operands defined outside it: nothing in the loop changes that
+  group (a `reduce_init` only when it is the loop's one init of either group: the
+  loop's packs are then all of the reduction and keep its packer configuration);
 - deduplicate: an init equal to the init in force for its group is erased
   (straight-line code; a loop body that has inits of a group starts from an unknown
   state of that group, and so does the code after it). Equal: the same call with the
   same properties and non-CB operands, on CBs of the same tile types: an init reads a
   CB's tile shape and data format (tt-metal's `llk_unpack_*_init` take the operand's
   face dimensions and formats), never its pages, so `init_bcast(%l, %a)` after
-  `init_bcast(%acc, %a)` changes nothing when `%l` and `%acc` hold the same tiles;
-- reduce_uninit: after a `reduce_init`, the next init of another kind is preceded by
-  `reduce_uninit` (a reduction reconfigures the packer, which the other ops need back),
-  placed outside the loops around that init that hold no reduction, so it runs once;
+  `init_bcast(%acc, %a)` changes nothing when `%l` and `%acc` hold the same tiles. A
+  `reduce_init` is an unpacker/FPU/packer init like the others: tt-metal 0.81.1's
+  programs the unpacker, the FPU's address modifiers 0-3 and MOP, and the packer's
+  edge masks, not the SFPU, so an SFPU init in force before it holds after it;
+- reduce_uninit: a reduction programs the packer's edge masks (only the reduced
+  column or row is written; tt-metal's `reduce_uninit` clears them, and no other init
+  does). A `pack_tile` that may run with them set, in a DST section holding no
+  reduction, gets `reduce_uninit` first: at the start of its section (after its
+  `tile_regs_acquire`), or before the outermost loop around it holding no `reduce_init`
+  (so it runs once); a loop holding one is walked until the state at the top of its
+  body is stable (the packs of the next iteration meet this iteration's reduction);
 - data formats: the unpackers (srcA, srcB) and the packer keep the data format they
   were configured for (by `binary_op_init_common`, the hardware startup, then by
   reconfigurations). Where an init reads a CB of another format than its unpacker holds
@@ -60,7 +67,13 @@ Before:
       ttkernel.reduce_init<sum, row>(%a, %s, %o)
       ttkernel.reduce_tile<sum, row>(%a, %s, %j, %c0, %c0)
     }
+    ttkernel.tile_regs_acquire()
+    ttkernel.copy_tile_init(%in)
+    ttkernel.copy_tile(%in, %c0, %c0)
     ttkernel.exp_tile_init()
+    ttkernel.exp_tile(%c0)
+    ...
+    ttkernel.pack_tile(%c0, %o, %c0)
 
 After:
 
@@ -75,10 +88,17 @@ After:
     scf.for %j = ... {
       ttkernel.reduce_tile<sum, row>(%a, %s, %j, %c0, %c0)
     }
+    ttkernel.tile_regs_acquire()
     ttkernel.reduce_uninit()
-    ttkernel.exp_tile_init()
+    ttkernel.copy_tile_init(%in)
+    ttkernel.copy_tile(%in, %c0, %c0)
+    ttkernel.exp_tile(%c0)
+    ...
+    ttkernel.pack_tile(%c0, %o, %c0)
 
-(the last exp_tile_init stays: the reduction's packer configuration came between.)
+(the last exp_tile_init goes: the reduction left the SFPU as the first loop did; the
+copy_tile_init stays, the reduction's came between; the section packs a tile that is
+not a reduction's, so the packer's masks are cleared first.)
 
 With a bfp8_b `%k` (CB 1) after a bf16 `%q` (CB 0), CB 2 bf16:
 
@@ -218,10 +238,7 @@ def _inits_within(op: Operation) -> list[Operation]:
 
 
 def _groups_changed(inits: list[Operation], split: bool) -> set[str]:
-    """The groups whose state `inits` may leave changed: a reduction's packer
-    configuration (undone by reduce_uninit before the next init) counts for both."""
-    if any(isinstance(init, ttkernel.ReduceInitOp) for init in inits):
-        return set(_GROUPS)
+    """The groups whose state `inits` may leave changed."""
     return {init_group(init, split) for init in inits}
 
 
@@ -243,26 +260,31 @@ def check_inits_precede_calls(kernel: func.FuncOp) -> None:
 
 
 def _hoistable(loop: scf.ForOp, split: bool, cb_tiles: list[TileType] | None) -> list[Operation]:
-    """The loop's inits, one per distinct init in order of first use, when they can all
-    move before it: at most one per group (a reduce_init only alone), none on a value
-    defined inside the loop; else []."""
-    distinct: dict[tuple[object, ...], Operation] = {}
-    for init in _inits_within(loop):
-        distinct.setdefault(_init_key(init, cb_tiles), init)
-    hoisted = list(distinct.values())
-    groups = [init_group(init, split) for init in hoisted]
-    if len(set(groups)) != len(groups):
-        return []
-    if len(hoisted) > 1 and any(isinstance(init, ttkernel.ReduceInitOp) for init in hoisted):
-        return []
-    if any(_defined_inside(operand, loop) for init in hoisted for operand in init.operands):
-        return []
+    """The loop's inits that can move before it, one per group: the group's init when
+    every init of that group in the loop is equal to it and on values defined outside
+    the loop (a `reduce_init` only when it is the loop's one init: the loop's packs are
+    then all of the reduction, which need its packer configuration)."""
+    inits = _inits_within(loop)
+    hoisted = []
+    for group in _GROUPS:
+        distinct: dict[tuple[object, ...], Operation] = {}
+        for init in inits:
+            if init_group(init, split) == group:
+                distinct.setdefault(_init_key(init, cb_tiles), init)
+        if len(distinct) != 1:
+            continue
+        (init,) = distinct.values()
+        if isinstance(init, ttkernel.ReduceInitOp) and len(inits) > 1:
+            continue
+        if not any(_defined_inside(operand, loop) for operand in init.operands):
+            hoisted.append(init)
     return hoisted
 
 
 def hoist_invariant_inits(block: Block, split: bool = True, cb_tiles: list[TileType] | None = None) -> None:
-    """Moves the inits out of every loop (innermost first) whose inits are at most one
-    per group, on loop-invariant operands: they then hold on every iteration."""
+    """Moves out of every loop (innermost first) the init of each group that is the
+    loop's one init of that group (on loop-invariant operands): nothing in the loop
+    changes that group, so it holds on every iteration."""
     for op in list(block.ops):
         for region in op.regions:
             for inner in region.blocks:
@@ -274,9 +296,9 @@ def hoist_invariant_inits(block: Block, split: bool = True, cb_tiles: list[TileT
         for init in hoisted:
             init.detach()
             block.insert_op_before(init, op)
-        for duplicate in _inits_within(op) if hoisted else ():
-            assert _init_key(duplicate, cb_tiles) in keys
-            Rewriter.erase_op(duplicate)
+        for duplicate in _inits_within(op):
+            if _init_key(duplicate, cb_tiles) in keys:
+                Rewriter.erase_op(duplicate)
 
 
 def drop_repeated_inits(
@@ -311,32 +333,82 @@ def drop_repeated_inits(
     return state
 
 
-def _outside_reduce_free_loops(op: Operation) -> Operation:
-    """`op`, or its outermost enclosing loop that holds no `reduce_init` (one
-    `reduce_uninit` there undoes the reduction for every iteration)."""
-    anchor = op
-    parent = op.parent_op()
-    while isinstance(parent, scf.ForOp) and not any(
-        isinstance(inner, ttkernel.ReduceInitOp) for inner in parent.walk()
-    ):
-        anchor, parent = parent, parent.parent_op()
-    return anchor
+@dataclass(frozen=True)
+class _Packer:
+    """What the packs at a point of the kernel meet: `masked`, a reduction's packer
+    configuration may be in force (reduce_init programs the packer's edge masks so
+    that it writes only the reduced row or column; reduce_uninit clears them);
+    `reducing`, the DST section being packed may hold a reduction's results (the
+    compiler's sections hold a reduction on every path or on none)."""
+
+    masked: bool = False
+    reducing: bool = False
+
+    def merge(self, other: _Packer) -> _Packer:
+        return _Packer(self.masked or other.masked, self.reducing or other.reducing)
 
 
-def insert_reduce_uninits(block: Block) -> None:
-    """Puts `reduce_uninit` before the first init of another kind that follows a
-    `reduce_init` in program order, outside the loops around that init that hold no
-    reduction (so it runs once, not on every iteration)."""
-    reducing = False
-    for op in list(block.walk()):
+def _holds_reduce_init(op: Operation) -> bool:
+    return any(isinstance(inner, ttkernel.ReduceInitOp) for inner in op.walk())
+
+
+def place_reduce_uninits(block: Block, state: _Packer, emit: bool) -> tuple[_Packer, bool]:
+    """Walks `block` from `state`: a `pack_tile` outside a reducing DST section that may
+    meet a reduction's packer configuration gets `reduce_uninit` at the start of its
+    section (after `tile_regs_acquire`, when that is in the same block), else before it
+    or before the outermost loop around it that holds no `reduce_init` (one clearing
+    there does for every iteration). Returns the state after the block and whether it
+    needed a `reduce_uninit` (inserted when `emit`)."""
+    needed = False
+    opened: Operation | None = None  # the tile_regs_acquire of this block's open section
+
+    def clear_before(op: Operation) -> None:
+        if opened is not None:
+            block.insert_op_after(ttkernel.ReduceUninitOp(), opened)
+        else:
+            block.insert_op_before(ttkernel.ReduceUninitOp(), op)
+
+    for op in list(block.ops):
         if isinstance(op, ttkernel.ReduceInitOp):
-            reducing = True
-        elif reducing and isinstance(op, INIT_OPS):
-            anchor = _outside_reduce_free_loops(op)
-            parent = anchor.parent_block()
-            assert parent is not None
-            parent.insert_op_before(ttkernel.ReduceUninitOp(), anchor)
-            reducing = False
+            state = _Packer(True, state.reducing)
+        elif isinstance(op, ttkernel.TileRegsAcquireOp):
+            state = _Packer(state.masked, False)
+            opened = op
+        elif isinstance(op, ttkernel.TileRegsReleaseOp):
+            opened = None
+        elif isinstance(op, ttkernel.ReduceTileOp):
+            state = _Packer(state.masked, True)
+        elif isinstance(op, ttkernel.PackTileOp) and state.masked and not state.reducing:
+            needed = True
+            if emit:
+                clear_before(op)
+            state = _Packer(False, state.reducing)
+        elif isinstance(op, scf.ForOp):
+            body = op.body.block
+            if state.masked and not _holds_reduce_init(op) and place_reduce_uninits(body, state, False)[1]:
+                needed = True
+                if emit:
+                    clear_before(op)
+                state = _Packer(False, state.reducing)
+            entry = state
+            while True:  # the body starts from the entry or from the end of an iteration
+                end, _ = place_reduce_uninits(body, entry, False)
+                if entry.merge(end) == entry:
+                    break
+                entry = entry.merge(end)
+            end, inner = place_reduce_uninits(body, entry, emit)
+            needed |= inner
+            state = state.merge(end)
+        elif op.regions:
+            ends = []
+            for region in op.regions:
+                for inner_block in region.blocks:
+                    end, inner = place_reduce_uninits(inner_block, state, emit)
+                    ends.append(end)
+                    needed |= inner
+            for end in ends:
+                state = state.merge(end)
+    return state, needed
 
 
 # ---------------------------------------------------------------- data formats
@@ -518,5 +590,5 @@ class TTKernelPlaceInits(ModulePass):
             body = kernel.body.block
             hoist_invariant_inits(body, self.init_groups, cb_tiles)
             drop_repeated_inits(body, self.init_groups, cb_tiles=cb_tiles)
-            insert_reduce_uninits(body)
+            place_reduce_uninits(body, _Packer(), True)
             place_format_reconfigs(kernel, cb_formats)

@@ -91,9 +91,14 @@ func.func @chain(%in: !dram, %out: !dram) {
 // CHECK:      ttkernel.fill_tile(%{{.*}}, %[[NEG_INF]])
 // CHECK:      ttkernel.reduce_init<max, row> (%[[A]], %[[B]], %[[O]])
 // CHECK:      ttkernel.reduce_tile<max, row> (%[[A]], %[[B]], %{{.*}}, %{{.*}}, %{{.*}})
-// A reduction reconfigured the packer: reduce_uninit before the next kind of op.
-// CHECK:      ttkernel.reduce_uninit()
-// CHECK-NEXT: ttkernel.transpose_wh_init(%[[A]], %[[O]])
+// A reduction reconfigured the packer: its own packs keep the configuration, the
+// next section packing something else clears it at its start.
+// CHECK:      ttkernel.pack_tile
+// CHECK-NOT:  ttkernel.reduce_uninit
+// CHECK:      ttkernel.tile_regs_acquire()
+// CHECK-NEXT: ttkernel.reduce_uninit()
+// CHECK-NOT:  ttkernel.reduce_uninit
+// CHECK:      ttkernel.transpose_wh_init(%[[A]], %[[O]])
 // CHECK:      ttkernel.transpose_wh_tile(%[[A]], %{{.*}}, %{{.*}})
 // The broadcast row tile and the copied operand are divided on the SFPU (the slots
 // are pinned by the d2m-lower-to-loops tests).

@@ -55,14 +55,32 @@ builtin.module attributes {ttlang.program = {cbs = [!cb, !cb, !cb]}} {
 
 // -----
 
-// After a reduction, the next init of another kind gets reduce_uninit before it.
+// A reduction's packs keep its packer configuration; the next DST section packing
+// something else gets reduce_uninit at its start. A reduce_init alone in its loop is hoisted. The
+// reduction changes only the unpacker/FPU/packer group: the exp_tile_init in force
+// before it still holds after it (the second goes).
 // CHECK-LABEL: func.func @reduce_uninit()
-// CHECK:      ttkernel.reduce_init<sum, row>
+// CHECK:      ttkernel.exp_tile_init()
+// CHECK-NEXT: ttkernel.exp_tile(
+// CHECK-NEXT: ttkernel.reduce_init<sum, row>
 // CHECK-NEXT: scf.for
+// CHECK-NEXT:   ttkernel.tile_regs_acquire()
 // CHECK-NEXT:   ttkernel.reduce_tile<sum, row>
+// CHECK-NEXT:   ttkernel.tile_regs_commit()
+// CHECK-NEXT:   ttkernel.tile_regs_wait()
+// CHECK-NEXT:   ttkernel.pack_tile(
+// CHECK-NEXT:   ttkernel.tile_regs_release()
 // CHECK-NEXT: }
+// CHECK-NEXT: ttkernel.tile_regs_acquire()
 // CHECK-NEXT: ttkernel.reduce_uninit()
-// CHECK-NEXT: ttkernel.exp_tile_init()
+// CHECK-NEXT: ttkernel.copy_tile_init(
+// CHECK-NEXT: ttkernel.copy_tile(
+// CHECK-NEXT: ttkernel.exp_tile(
+// CHECK-NEXT: ttkernel.tile_regs_commit()
+// CHECK-NEXT: ttkernel.tile_regs_wait()
+// CHECK-NEXT: ttkernel.pack_tile(
+// CHECK-NEXT: ttkernel.tile_regs_release()
+// CHECK-NEXT: func.return
 !cb = !d2m.cb<memref<1x1x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<l1>>>
 builtin.module attributes {ttlang.program = {cbs = [!cb, !cb, !cb]}} {
   func.func @reduce_uninit() attributes {ttkernel.thread = #ttkernel.thread<compute>} {
@@ -73,30 +91,68 @@ builtin.module attributes {ttlang.program = {cbs = [!cb, !cb, !cb]}} {
     %c0 = arith.constant 0 : i32
     %c1 = arith.constant 1 : i32
     %c2 = arith.constant 2 : i32
-    scf.for %j = %c0 to %c2 step %c1 : i32 {
-      ttkernel.reduce_init<sum, row>(%a, %s, %o)
-      ttkernel.reduce_tile<sum, row>(%a, %s, %j, %c0, %c0)
-    }
     ttkernel.exp_tile_init()
     ttkernel.exp_tile(%c0)
+    scf.for %j = %c0 to %c2 step %c1 : i32 {
+      ttkernel.tile_regs_acquire()
+      ttkernel.reduce_init<sum, row>(%a, %s, %o)
+      ttkernel.reduce_tile<sum, row>(%a, %s, %j, %c0, %c0)
+      ttkernel.tile_regs_commit()
+      ttkernel.tile_regs_wait()
+      ttkernel.pack_tile(%c0, %o, %j)
+      ttkernel.tile_regs_release()
+    }
+    ttkernel.tile_regs_acquire()
+    ttkernel.copy_tile_init(%a)
+    ttkernel.copy_tile(%a, %c0, %c0)
+    ttkernel.exp_tile_init()
+    ttkernel.exp_tile(%c0)
+    ttkernel.tile_regs_commit()
+    ttkernel.tile_regs_wait()
+    ttkernel.pack_tile(%c0, %o, %c0)
+    ttkernel.tile_regs_release()
     func.return
   }
 }
 
 // -----
 
-// The next init after a reduction sits in a loop (with another init, so neither is
-// hoisted): reduce_uninit goes before that loop, once, not into every iteration.
+// The next pack after a reduction sits in a loop that holds no reduction:
+// reduce_uninit goes before that loop, once, not into every iteration (after the
+// copy_tile_init hoisted out of it). In a loop
+// holding a reduction, a section packing something else after it gets its
+// reduce_uninit in the body (the next iteration reduces again); the loop's pack before the reduction meets
+// the previous iteration's uninit and needs none.
 // CHECK-LABEL: func.func @reduce_uninit_before_loop()
 // CHECK:      ttkernel.reduce_tile<max, row>
+// CHECK-NEXT: ttkernel.pack_tile(
+// CHECK-NEXT: ttkernel.tile_regs_release()
+// CHECK-NEXT: ttkernel.copy_tile_init(
 // CHECK-NEXT: ttkernel.reduce_uninit()
 // CHECK-NEXT: scf.for
-// CHECK-NEXT:   ttkernel.exp_tile_init()
-// CHECK-NEXT:   ttkernel.exp_tile(
-// CHECK-NEXT:   ttkernel.recip_tile_init()
-// CHECK-NEXT:   ttkernel.recip_tile(
+// CHECK-NEXT:   ttkernel.tile_regs_acquire()
+// CHECK-NEXT:   ttkernel.copy_tile(
+// CHECK-NEXT:   ttkernel.pack_tile(
+// CHECK-NEXT:   ttkernel.tile_regs_release()
 // CHECK-NEXT: }
-// CHECK-NOT:  reduce_uninit
+// CHECK-NEXT: scf.for
+// CHECK-NEXT:   ttkernel.tile_regs_acquire()
+// CHECK-NEXT:   ttkernel.copy_tile_init(
+// CHECK-NEXT:   ttkernel.copy_tile(
+// CHECK-NEXT:   ttkernel.pack_tile(
+// CHECK-NEXT:   ttkernel.tile_regs_release()
+// CHECK-NEXT:   ttkernel.tile_regs_acquire()
+// CHECK-NEXT:   ttkernel.reduce_init<max, row>
+// CHECK-NEXT:   ttkernel.reduce_tile<max, row>
+// CHECK-NEXT:   ttkernel.pack_tile(
+// CHECK-NEXT:   ttkernel.tile_regs_release()
+// CHECK-NEXT:   ttkernel.tile_regs_acquire()
+// CHECK-NEXT:   ttkernel.reduce_uninit()
+// CHECK-NEXT:   ttkernel.copy_tile_init(
+// CHECK-NEXT:   ttkernel.copy_tile(
+// CHECK-NEXT:   ttkernel.pack_tile(
+// CHECK-NEXT:   ttkernel.tile_regs_release()
+// CHECK-NEXT: }
 !cb = !d2m.cb<memref<1x1x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<l1>>>
 builtin.module attributes {ttlang.program = {cbs = [!cb, !cb, !cb]}} {
   func.func @reduce_uninit_before_loop() attributes {ttkernel.thread = #ttkernel.thread<compute>} {
@@ -107,13 +163,34 @@ builtin.module attributes {ttlang.program = {cbs = [!cb, !cb, !cb]}} {
     %c0 = arith.constant 0 : i32
     %c1 = arith.constant 1 : i32
     %c2 = arith.constant 2 : i32
+    ttkernel.tile_regs_acquire()
     ttkernel.reduce_init<max, row>(%a, %s, %o)
     ttkernel.reduce_tile<max, row>(%a, %s, %c0, %c0, %c0)
+    ttkernel.pack_tile(%c0, %o, %c0)
+    ttkernel.tile_regs_release()
     scf.for %j = %c0 to %c2 step %c1 : i32 {
-      ttkernel.exp_tile_init()
-      ttkernel.exp_tile(%j)
-      ttkernel.recip_tile_init()
-      ttkernel.recip_tile(%j)
+      ttkernel.tile_regs_acquire()
+      ttkernel.copy_tile_init(%a)
+      ttkernel.copy_tile(%a, %j, %c0)
+      ttkernel.pack_tile(%c0, %o, %j)
+      ttkernel.tile_regs_release()
+    }
+    scf.for %j = %c0 to %c2 step %c1 : i32 {
+      ttkernel.tile_regs_acquire()
+      ttkernel.copy_tile_init(%a)
+      ttkernel.copy_tile(%a, %j, %c0)
+      ttkernel.pack_tile(%c0, %o, %j)
+      ttkernel.tile_regs_release()
+      ttkernel.tile_regs_acquire()
+      ttkernel.reduce_init<max, row>(%a, %s, %o)
+      ttkernel.reduce_tile<max, row>(%a, %s, %j, %c0, %c0)
+      ttkernel.pack_tile(%c0, %o, %j)
+      ttkernel.tile_regs_release()
+      ttkernel.tile_regs_acquire()
+      ttkernel.copy_tile_init(%a)
+      ttkernel.copy_tile(%a, %j, %c0)
+      ttkernel.pack_tile(%c0, %o, %j)
+      ttkernel.tile_regs_release()
     }
     func.return
   }
@@ -161,26 +238,23 @@ builtin.module attributes {ttlang.program = {cbs = [!cb, !cb, !cb]}} {
 
 // -----
 
-// A loop holding a reduce_init and another init keeps both (reduce_uninit, placed
-// before the next init of another kind, must not land before the loop); a reduction
-// between two equal SFPU inits keeps the second (its packer configuration is undone
-// by reduce_uninit, which goes before that init).
-// CHECK-LABEL: func.func @reduce_not_hoisted_with_others()
-// CHECK:      scf.for
+// A loop holding a reduce_init and an SFPU init: the SFPU init is hoisted (a reduction
+// leaves the SFPU alone), the reduce_init stays (the loop had another init). Its
+// section packs the reduction's results (exp applied in DST): no reduce_uninit.
+// CHECK-LABEL: func.func @reduce_with_sfpu_init()
+// CHECK:      ttkernel.exp_tile_init()
+// CHECK-NEXT: scf.for
+// CHECK-NEXT:   ttkernel.tile_regs_acquire()
 // CHECK-NEXT:   ttkernel.reduce_init<sum, row>
 // CHECK-NEXT:   ttkernel.reduce_tile<sum, row>
-// CHECK-NEXT:   ttkernel.reduce_uninit()
-// CHECK-NEXT:   ttkernel.exp_tile_init()
 // CHECK-NEXT:   ttkernel.exp_tile(
+// CHECK-NEXT:   ttkernel.pack_tile(
+// CHECK-NEXT:   ttkernel.tile_regs_release()
 // CHECK-NEXT: }
-// CHECK-NEXT: ttkernel.reduce_init<max, row>
-// CHECK-NEXT: ttkernel.reduce_tile<max, row>
-// CHECK-NEXT: ttkernel.reduce_uninit()
-// CHECK-NEXT: ttkernel.exp_tile_init()
-// CHECK-NEXT: ttkernel.exp_tile(
+// CHECK-NEXT: func.return
 !cb = !d2m.cb<memref<1x1x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<l1>>>
 builtin.module attributes {ttlang.program = {cbs = [!cb, !cb, !cb]}} {
-  func.func @reduce_not_hoisted_with_others() attributes {ttkernel.thread = #ttkernel.thread<compute>} {
+  func.func @reduce_with_sfpu_init() attributes {ttkernel.thread = #ttkernel.thread<compute>} {
     %a = ttkernel.get_compile_time_arg_val(0)
     %s = ttkernel.get_compile_time_arg_val(1)
     %o = ttkernel.get_compile_time_arg_val(2)
@@ -189,15 +263,14 @@ builtin.module attributes {ttlang.program = {cbs = [!cb, !cb, !cb]}} {
     %c1 = arith.constant 1 : i32
     %c2 = arith.constant 2 : i32
     scf.for %j = %c0 to %c2 step %c1 : i32 {
+      ttkernel.tile_regs_acquire()
       ttkernel.reduce_init<sum, row>(%a, %s, %o)
       ttkernel.reduce_tile<sum, row>(%a, %s, %j, %c0, %c0)
       ttkernel.exp_tile_init()
       ttkernel.exp_tile(%c0)
+      ttkernel.pack_tile(%c0, %o, %j)
+      ttkernel.tile_regs_release()
     }
-    ttkernel.reduce_init<max, row>(%a, %s, %o)
-    ttkernel.reduce_tile<max, row>(%a, %s, %c0, %c0, %c0)
-    ttkernel.exp_tile_init()
-    ttkernel.exp_tile(%c0)
     func.return
   }
 }
