@@ -26,6 +26,11 @@ For each kernel, five pipelines:
   a loop (`acc = acc + a @ b` over K blocks) is copied from its CB into DST every
   iteration and packed into the other block of a two-block CB (the row "packer L1
   accumulation" compares it with `default` where they differ);
+- `largest`: the default pipeline with `d2m-tile-subblock{largest_fit=true}`: a generic
+  whose block overflows DST is split into the largest subblocks that fit, instead of
+  the shape with the fewest modeled cycles when the math of one subblock overlaps the
+  pack of the previous (the row "subblock choice" compares it with `default` where
+  they differ);
 - `default`: the default pipeline (`ttlang.driver.DEFAULT_PIPELINE`): also
   `x / bcast(y)` as `x * bcast(recip(y))`, SFPU and FPU inits that hold together
   hoisted out of loops together, loop-carried row sums kept as tile-wide partials, and
@@ -84,6 +89,7 @@ RECIPROCAL = "d2m-reciprocal-divisor"
 PLACE_INITS = "ttkernel-place-inits"
 L1_ACCUMULATE = "d2m-packer-l1-accumulate"
 DEFERRED_ROW_SUM = "d2m-deferred-row-sum"
+SUBBLOCK = "d2m-tile-subblock"
 REPORT_LINE = re.compile(
     r"peak (?P<peak>\d+)/(?P<capacity>\d+) DST tiles, spills (?P<spills>\d+) tiles, "
     r"sync sections (?P<syncs>\d+)"
@@ -227,9 +233,10 @@ def main() -> None:
     unfused = tuple(name for name in fused if name != FUSION)
     rowsum = tuple(name for name in default if name != DEFERRED_ROW_SUM)
     reload = tuple(name for name in default if name != L1_ACCUMULATE)
+    largest = tuple(f"{name}{{largest_fit=true}}" if name == SUBBLOCK else name for name in default)
     pipelines = {
         "unfused": unfused, "fused": fused, "accum": accum, "rowsum": rowsum, "reload": reload,
-        "default": default,
+        "largest": largest, "default": default,
     }  # fmt: skip
     header = (
         f"{'kernel':<28} {'pipeline':<7} {'DST peak/cap':>12} {'spills':>6} {'syncs':>5} "
@@ -264,6 +271,12 @@ def main() -> None:
                     f"{before.unpacked} -> {after.unpacked}, modeled cycles "
                     f"{before.cycles} -> {after.cycles}"
                 )
+        before, after = results["largest"], results["default"]
+        if before.syncs != after.syncs:
+            print(
+                f"{'':<28} subblock choice (largest -> default): sync sections "
+                f"{before.syncs} -> {after.syncs}, modeled cycles {before.cycles} -> {after.cycles}"
+            )
 
 
 if __name__ == "__main__":

@@ -2,6 +2,7 @@
 
 from ttlang.device.description import (
     DEFAULT_DEVICE,
+    FIDELITY_PHASES,
     DeviceDescription,
     DeviceDescriptionError,
     available_devices,
@@ -11,6 +12,7 @@ from ttlang.device.description import (
 
 __all__ = [
     "DEFAULT_DEVICE",
+    "FIDELITY_PHASES",
     "DeviceDescription",
     "DeviceDescriptionError",
     "available_devices",

@@ -24,6 +24,10 @@ DEFAULT_DEVICE = "n150"
 """The device programs target unless they name another."""
 
 
+FIDELITY_PHASES = {"LoFi": 1, "HiFi2": 2, "HiFi3": 3, "HiFi4": 4}
+"""Passes of the matrix engine (and the FPU multiply) per math fidelity (tensix.md)."""
+
+
 class DeviceDescriptionError(Exception):
     """A device name with no description, or a description missing or misspelling a key."""
 
@@ -110,8 +114,7 @@ class DeviceDescription:
     def peak_flops_per_cycle(self, math_fidelity: str) -> float:
         """Matmul FLOP per cycle per core at `math_fidelity`: one 32x32x32 tile (2 x 32^3
         FLOP) per `matmul_tile_per_phase` cycles per fidelity phase."""
-        phases = {"LoFi": 1, "HiFi2": 2, "HiFi3": 3, "HiFi4": 4}[math_fidelity]
-        return 2 * 32**3 / (self.costs["matmul_tile_per_phase"] * phases)
+        return 2 * 32**3 / (self.costs["matmul_tile_per_phase"] * FIDELITY_PHASES[math_fidelity])
 
 
 def available_devices() -> list[str]:

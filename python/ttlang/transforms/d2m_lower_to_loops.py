@@ -15,10 +15,11 @@ For every subblock (row-major over the output block) the pass emits one section:
     loops over the reduction dimensions:  the accumulating ops (matmul, reduce)
     the other ops (the epilogue)
     d2m.commit_dst ; d2m.wait_dst         (math hands DST to the packer)
-    pack of the result tiles into the output block (and onto the blocks of the
-                                           outputs in `d2m.summed_outputs`: each pack
-                                           after a tile's first adds onto it,
-                                           `d2m.pack_l1_acc`)
+    pack of the result tiles into each output block, in order (a generic with
+                                           several outputs yields one value for all;
+                                           onto the blocks of the outputs in
+                                           `d2m.summed_outputs` each pack after a
+                                           tile's first adds, `d2m.pack_l1_acc`)
     d2m.release_dst
 
 Each body op runs over all tiles of the subblock before the next op starts (its own
@@ -92,14 +93,10 @@ from ttlang.transforms.analysis.compute_config import dst_capacity_of
 from ttlang.transforms.analysis.dst_liveness import (
     DST_SLOT_ATTR,
     DST_SLOTS_ATTR,
-    EPILOGUE_ATTR,
-    FORMS,
     SUMMED_OUTPUTS_ATTR,
-    Form,
     accumulator,
-    body_ops,
+    body_parts,
     is_cb_tile,
-    is_prologue,
     loop_ranges,
     output_is_undefined,
     parallel_dims,
@@ -358,22 +355,12 @@ def _lower_generic(op: GenericOp, capacity: int) -> None:
     extents = subblock_extents(op)
     acc = accumulator(op)
     yielded = yielded_value(op)
-    prologue = [o for o in body_ops(op) if is_prologue(o)]
-    ops = [o for o in body_ops(op) if not is_prologue(o)]
-    accumulating = [
-        o
-        for o in ops
-        if not o.attributes.get(EPILOGUE_ATTR) and FORMS.get(type(o)) is Form.ACCUMULATE_FROM_CBS
-    ]
-    in_reduction = ops[: ops.index(accumulating[-1]) + 1] if reduction and accumulating else []
-    epilogue = ops[len(in_reduction) :]
+    prologue, in_reduction, epilogue = body_parts(op)
     tile_type = op.body.block.args[-1].type
     assert isinstance(tile_type, TileType)
     dst_type = MemRefType(tile_type, [capacity], memory_space=MemorySpaceAttr(MemorySpace.DST))
     undefined_init = output_is_undefined(op)
     output = op.outputs[0]
-    summed = op.attributes.get(SUMMED_OUTPUTS_ATTR)
-    summed_outputs = [int(i) for i in summed.get_values()] if isinstance(summed, DenseArrayBase) else []
 
     def section(builder: Builder, origin: list[SSAValue]) -> None:
         dst = builder.insert(d2m.AcquireDstOp.build(result_types=[dst_type])).result
@@ -396,9 +383,8 @@ def _lower_generic(op: GenericOp, capacity: int) -> None:
         assert slot is not None, "d2m-dst-allocate leaves the yielded tile in DST"
         builder.insert(d2m.CommitDstOp(state.dst))
         builder.insert(d2m.WaitDstOp(state.dst))
-        state.pack(builder, slot, output, None)
-        for index in summed_outputs:  # onto the block, by the packer's L1 accumulation
-            state.pack(builder, slot, op.outputs[index], None, index)
+        for index, block in enumerate(op.outputs):  # summed ones by L1 accumulation
+            state.pack(builder, slot, block, None, index)
         builder.insert(d2m.ReleaseDstOp(state.dst))
         for cb in state.spill_cbs:
             builder.insert(d2m.PopOp(cb))

@@ -16,6 +16,10 @@ import pytest
 import torch
 from e2e_kernels import TILE, assert_close, binary_kernel, random_bf16, unary_kernel
 from ttlang import maximum
+from ttlang.conversion.program_builder import build_program
+from ttlang.driver import DEFAULT_PIPELINE, make_context
+from ttlang.pipeline import build_pipeline
+from ttlang.runtime import run_program
 
 GRID = (2, 1)
 
@@ -188,3 +192,31 @@ def test_in_place_op_on_copied_input(fp32_dest: bool):
         expected[r * rows : (r + 1) * rows] = (torch.clamp(xb, min=-0.5) - (3.0 - xb)) * (xb - yb.max())
     # |result| <= 4.5 * 4: a few bf16 ulps (2^-8 relative) of 18
     assert_close(out.float(), expected, max_abs=0.25, min_pcc=0.999)
+
+
+def _run_with(kernel, tensors: list[torch.Tensor], replace: dict[str, str]) -> None:
+    """Compiles `kernel` for `tensors` with the default pipeline, each pass named in
+    `replace` run with the given spec instead (pass options), and runs it."""
+    module = kernel.frontend_module(*tensors)
+    ctx = make_context()
+    for name in DEFAULT_PIPELINE:
+        build_pipeline(replace.get(name, name)).apply(ctx, module)
+    run_program(build_program(module), tensors)
+
+
+def test_subblock_choice_counts_pack():
+    """exp over a 4x8 block (bf16, half sync: 8 DST tiles a section): the packer drains
+    one DST half while math fills the other, so d2m-tile-subblock takes 1x4 subblocks
+    (less pack left after the last math) where the largest that fits is 1x8. Same
+    tiles, same ops: the output is bit-identical to the largest-fit pipeline's."""
+    block = (4, 8)
+    kernel = block_kernel(lambda x: x.exp(), 1, block, fp32_dest=False)
+    x = random_bf16(_shape(block), -2.0, 2.0, seed=10)
+    out = torch.zeros_like(x)
+    artifact = kernel.compile(x, out)
+    assert "d2m.subblock = array<i64: 1, 4>" in artifact.stages["d2m-tile-subblock"]
+    artifact.run([x, out])
+    assert_close(out.float(), x.float().exp(), max_abs=6e-2, min_pcc=0.999)
+    largest = torch.zeros_like(x)
+    _run_with(kernel, [x, largest], {"d2m-tile-subblock": "d2m-tile-subblock{largest_fit=true}"})
+    assert torch.equal(out, largest)

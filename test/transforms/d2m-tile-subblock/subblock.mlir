@@ -1,4 +1,5 @@
 // RUN: %ttlang-opt %s -p d2m-tile-subblock | FileCheck %s
+// RUN: %ttlang-opt %s -p 'd2m-tile-subblock{largest_fit=true}' | FileCheck %s --check-prefix=LARGEST
 
 !tile = !ttcore.tile<32x32, bf16>
 #id = affine_map<(d0, d1) -> (d0, d1)>
@@ -83,6 +84,88 @@ func.func @beyond_capacity(%out: memref<2x2x!tile, #ttcore.memory_space<l1>>) at
 // CHECK:      return
 func.func @fits(%in: memref<2x2x!tile, #ttcore.memory_space<l1>>, %out: memref<2x2x!tile, #ttcore.memory_space<l1>>) {
   linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%in : memref<2x2x!tile, #ttcore.memory_space<l1>>) outs(%out : memref<2x2x!tile, #ttcore.memory_space<l1>>) {
+  ^bb0(%a: !tile, %c: !tile):
+    %e = d2m.tile_exp %a : !tile
+    linalg.yield %e : !tile
+  }
+  return
+}
+
+// exp over 4x8 tiles, one slot each, bf16 half sync (8 tiles a section). Modeled per
+// tile: math copy_tile 16 + exp 160, pack 32; per section 8 of tile_regs calls on each
+// side; the two inits (copy, exp: one per group) hoisted out of the subblock loop.
+// Math-bound, so the time is all the math plus the sections' syncs plus the last pack:
+// 1x8: 32 x 176 + 4 x 8 + (8 x 32 + 8) = 5928; 1x4: 5632 + 8 x 8 + (4 x 32 + 8) = 5832;
+// 1x2: 5632 + 16 x 8 + 72 = 5832 (a tie goes to the larger). The largest fit is 1x8.
+// CHECK-LABEL: func.func @exp_rows
+// CHECK:      linalg.generic {{.*}} attrs = {{ *}}{d2m.subblock = array<i64: 1, 4>}
+// LARGEST-LABEL: func.func @exp_rows
+// LARGEST:      linalg.generic {{.*}} attrs = {{ *}}{d2m.subblock = array<i64: 1, 8>}
+func.func @exp_rows(%in: memref<4x8x!tile, #ttcore.memory_space<l1>>, %out: memref<4x8x!tile, #ttcore.memory_space<l1>>) {
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%in : memref<4x8x!tile, #ttcore.memory_space<l1>>) outs(%out : memref<4x8x!tile, #ttcore.memory_space<l1>>) {
+  ^bb0(%a: !tile, %c: !tile):
+    %e = d2m.tile_exp %a : !tile
+    linalg.yield %e : !tile
+  }
+  return
+}
+
+// A transposed matmul over K = 2 onto its output block: each section first copies the
+// block's tiles into DST (copy_tile), an init of the same group as the matmul's, so
+// every section re-issues both (140 cycles) and the largest fit stays best:
+// 1x8: 4 x (8 x 102 + 148) + (8 x 32 + 8) = 4120; 1x4: 8 x (4 x 102 + 148) + 136 = 4584.
+// CHECK-LABEL: func.func @matmul_onto_block
+// CHECK:      linalg.generic {{.*}} attrs = {{ *}}{d2m.subblock = array<i64: 1, 8>}
+func.func @matmul_onto_block(%a: memref<4x2x!tile, #ttcore.memory_space<l1>>, %b: memref<8x2x!tile, #ttcore.memory_space<l1>>, %out: memref<4x8x!tile, #ttcore.memory_space<l1>>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %b : memref<4x2x!tile, #ttcore.memory_space<l1>>, memref<8x2x!tile, #ttcore.memory_space<l1>>) outs(%out : memref<4x8x!tile, #ttcore.memory_space<l1>>) {
+  ^bb0(%p: !tile, %q: !tile, %acc: !tile):
+    %t = d2m.tile_transpose %q : !tile
+    %m = d2m.tile_matmul %p, %t, %acc : !tile, !tile
+    linalg.yield %m : !tile
+  }
+  return
+}
+
+// The same matmul starting from DST's zeros (its packs add onto the block,
+// `d2m.l1_accumulate`): one init (the unpacker transposes B), hoisted; 86 cycles of
+// math a tile against 32 of pack: 1x8 3048, 1x4 2952, so 1x4 (FlashAttention's
+// q @ k^T per K chunk).
+// CHECK-LABEL: func.func @matmul_from_zeros
+// CHECK:      linalg.generic {{.*}} attrs = {{ *}}{d2m.l1_accumulate, d2m.subblock = array<i64: 1, 4>}
+// LARGEST-LABEL: func.func @matmul_from_zeros
+// LARGEST:      linalg.generic {{.*}} attrs = {{ *}}{d2m.l1_accumulate, d2m.subblock = array<i64: 1, 8>}
+func.func @matmul_from_zeros(%a: memref<4x2x!tile, #ttcore.memory_space<l1>>, %b: memref<8x2x!tile, #ttcore.memory_space<l1>>, %out: memref<4x8x!tile, #ttcore.memory_space<l1>>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %b : memref<4x2x!tile, #ttcore.memory_space<l1>>, memref<8x2x!tile, #ttcore.memory_space<l1>>) outs(%out : memref<4x8x!tile, #ttcore.memory_space<l1>>) attrs = {d2m.l1_accumulate} {
+  ^bb0(%p: !tile, %q: !tile, %acc: !tile):
+    %t = d2m.tile_transpose %q : !tile
+    %m = d2m.tile_matmul %p, %t, %acc : !tile, !tile
+    linalg.yield %m : !tile
+  }
+  return
+}
+
+// (a + b) * c: an FPU add and an FPU multiply with dest reuse, two inits of one group,
+// so every section re-issues both (140 cycles); the largest fit (1x8) stays best:
+// 1x8: 4 x (8 x 24 + 148) + (8 x 32 + 8) = 1624 (the inits make math the longer side);
+// 1x4: 8 x (4 x 24 + 148) + (4 x 32 + 8) = 2088.
+// CHECK-LABEL: func.func @two_fpu_inits
+// CHECK:      linalg.generic {{.*}} attrs = {{ *}}{d2m.subblock = array<i64: 1, 8>}
+func.func @two_fpu_inits(%a: memref<4x8x!tile, #ttcore.memory_space<l1>>, %b: memref<4x8x!tile, #ttcore.memory_space<l1>>, %d: memref<4x8x!tile, #ttcore.memory_space<l1>>, %out: memref<4x8x!tile, #ttcore.memory_space<l1>>) {
+  linalg.generic {indexing_maps = [#id, #id, #id, #id], iterator_types = ["parallel", "parallel"]} ins(%a, %b, %d : memref<4x8x!tile, #ttcore.memory_space<l1>>, memref<4x8x!tile, #ttcore.memory_space<l1>>, memref<4x8x!tile, #ttcore.memory_space<l1>>) outs(%out : memref<4x8x!tile, #ttcore.memory_space<l1>>) {
+  ^bb0(%x: !tile, %y: !tile, %z: !tile, %c: !tile):
+    %s = d2m.tile_add %x, %y : !tile
+    %m = d2m.tile_mul %s, %z : !tile
+    linalg.yield %m : !tile
+  }
+  return
+}
+
+// Full sync: math waits for every pack, nothing overlaps, so the fewest sections win
+// (4x8 exp: 2x8, as the largest fit).
+// CHECK-LABEL: func.func @exp_full_sync
+// CHECK:      linalg.generic {{.*}} attrs = {{ *}}{d2m.subblock = array<i64: 2, 8>}
+func.func @exp_full_sync(%in: memref<4x8x!tile, #ttcore.memory_space<l1>>, %out: memref<4x8x!tile, #ttcore.memory_space<l1>>) attributes {ttcore.compute_config = {dst_full_sync_en = true}} {
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%in : memref<4x8x!tile, #ttcore.memory_space<l1>>) outs(%out : memref<4x8x!tile, #ttcore.memory_space<l1>>) {
   ^bb0(%a: !tile, %c: !tile):
     %e = d2m.tile_exp %a : !tile
     linalg.yield %e : !tile

@@ -200,6 +200,21 @@ def body_ops(generic: GenericOp) -> list[Operation]:
     return [op for op in generic.body.block.ops if not isinstance(op, YieldOp)]
 
 
+def body_parts(generic: GenericOp) -> tuple[list[Operation], list[Operation], list[Operation]]:
+    """The body ops in the three parts a DST section runs (d2m-lower-to-loops): the
+    prologue (once, first), the ops inside the loops over the reduction dimensions (every
+    iteration: up to the last accumulating op outside the epilogue; none without
+    reduction dimensions) and the rest (the epilogue, once, last)."""
+    prologue = [o for o in body_ops(generic) if is_prologue(o)]
+    ops = [o for o in body_ops(generic) if not is_prologue(o)]
+    accumulating = [
+        o for o in ops if not is_epilogue(o) and FORMS.get(type(o)) is Form.ACCUMULATE_FROM_CBS
+    ]
+    reduces = len(parallel_dims(generic)) < len(generic.iterator_types)
+    in_reduction = ops[: ops.index(accumulating[-1]) + 1] if reduces and accumulating else []
+    return prologue, in_reduction, ops[len(in_reduction) :]
+
+
 def fill_value(generic: GenericOp) -> float | None:
     """The constant a generic without inputs fills its output with (its body one
     `d2m.tile_fill`), else None."""
@@ -216,8 +231,8 @@ def yielded_value(generic: GenericOp) -> SSAValue:
 
 
 def accumulator(generic: GenericOp) -> BlockArgument | None:
-    """The body argument standing for the output tile, when the body reads it."""
-    acc = generic.body.block.args[-1]
+    """The body argument standing for the (first) output's tile, when the body reads it."""
+    acc = generic.body.block.args[len(generic.inputs)]
     return acc if acc.uses else None
 
 
