@@ -44,6 +44,7 @@ DEFAULT_PIPELINE: tuple[str, ...] = (
     "d2m-accumulate-into-dst",
     "d2m-packer-l1-accumulate",
     "d2m-row-sum-on-pack",
+    "d2m-hand-off-on-pack",
     "d2m-tile-subblock",
     "d2m-dst-allocate",
     "d2m-lower-to-loops",

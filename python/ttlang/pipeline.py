@@ -41,6 +41,7 @@ _PASSES: dict[str, tuple[str, str]] = {
         "D2MPackerL1Accumulate",
     ),
     "d2m-row-sum-on-pack": ("ttlang.transforms.d2m_row_sum_on_pack", "D2MRowSumOnPack"),
+    "d2m-hand-off-on-pack": ("ttlang.transforms.d2m_hand_off_on_pack", "D2MHandOffOnPack"),
     "d2m-tile-subblock": ("ttlang.transforms.d2m_tile_subblock", "D2MTileSubblock"),
     "d2m-dst-allocate": ("ttlang.transforms.d2m_dst_allocate", "D2MDstAllocate"),
     "d2m-lower-to-loops": ("ttlang.transforms.d2m_lower_to_loops", "D2MLowerToLoops"),

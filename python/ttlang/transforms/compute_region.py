@@ -4,8 +4,8 @@ temporaries: bufferization, d2m-memref-provenance, spilling)."""
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import MemRefType
-from xdsl.dialects.linalg.ops import GenericOp
+from xdsl.dialects.builtin import AffineMapAttr, ArrayAttr, MemRefType
+from xdsl.dialects.linalg.ops import GenericOp, YieldOp
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
@@ -58,6 +58,53 @@ def last_user(value: SSAValue, block: Block, default: Operation) -> Operation:
         key=block.get_operation_index,
         default=default,
     )
+
+
+def _cb_ops_between(first: Operation, last: Operation, cb: SSAValue) -> list[Operation]:
+    """The ops strictly between `first` and `last` (one block) that use `cb`, nested
+    ops included."""
+    found: list[Operation] = []
+    op = first.next_op
+    while op is not None and op is not last:
+        found.extend(o for o in op.walk() if cb in o.operands)
+        op = op.next_op
+    return found
+
+
+def block_writer(wait: d2m.WaitOp) -> GenericOp | None:
+    """The generic that wrote the block `wait` reads: the last generic before `wait` in
+    its block whose first output is a reserve of `wait`'s CB, when nothing but that CB's
+    push lies between them (reserve, the generic, push, wait); None otherwise."""
+    op = wait.prev_op
+    while op is not None:
+        if isinstance(op, GenericOp) and op.outputs:
+            reserve = op.outputs[0].owner
+            if isinstance(reserve, d2m.ReserveOp) and reserve.cb is wait.cb:
+                between = _cb_ops_between(op, wait, wait.cb)
+                pushes = [o for o in between if isinstance(o, d2m.PushOp)]
+                return op if len(between) == 1 and len(pushes) == 1 else None
+        op = op.prev_op
+    return None
+
+
+def add_output(generic: GenericOp, block: SSAValue, indexing_map: AffineMapAttr) -> GenericOp:
+    """`generic` replaced by a copy with one more output, `block` read through
+    `indexing_map`, to which its body yields its (first) value again: its result tiles
+    are packed there too. Returns the copy (its attributes are `generic`'s)."""
+    body = generic.body.block
+    body.insert_arg(block.type.get_element_type(), len(body.args))  # type: ignore[attr-defined]
+    yielded = body.last_op
+    assert isinstance(yielded, YieldOp)
+    Rewriter.replace_op(yielded, YieldOp(*yielded.operands, yielded.operands[0]))
+    wider = GenericOp(
+        list(generic.inputs), [*generic.outputs, block],
+        generic.detach_region(generic.body),
+        ArrayAttr([*generic.indexing_maps.data, indexing_map]), generic.iterator_types, [],
+    )  # fmt: skip
+    wider.attributes.update(generic.attributes)
+    wider.location = generic.location
+    Rewriter.replace_op(generic, wider)
+    return wider
 
 
 def declare_local_cb(anchor: Operation, block_type: MemRefType, buffers: int) -> SSAValue:

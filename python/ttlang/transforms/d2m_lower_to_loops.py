@@ -15,10 +15,11 @@ For every subblock (row-major over the output block) the pass emits one section:
     loops over the reduction dimensions:  the accumulating ops (matmul, reduce)
     the other ops (the epilogue)
     d2m.commit_dst ; d2m.wait_dst         (math hands DST to the packer)
-    pack of the result tiles into the output block (and onto the blocks of the
-                                           outputs in `d2m.summed_outputs`: each pack
-                                           after a tile's first adds onto it,
-                                           `d2m.pack_l1_acc`)
+    pack of the result tiles into each output block, in order (a generic with
+                                           several outputs yields one value for all;
+                                           onto the blocks of the outputs in
+                                           `d2m.summed_outputs` each pack after a
+                                           tile's first adds, `d2m.pack_l1_acc`)
     d2m.release_dst
 
 Each body op runs over all tiles of the subblock before the next op starts (its own
@@ -360,8 +361,6 @@ def _lower_generic(op: GenericOp, capacity: int) -> None:
     dst_type = MemRefType(tile_type, [capacity], memory_space=MemorySpaceAttr(MemorySpace.DST))
     undefined_init = output_is_undefined(op)
     output = op.outputs[0]
-    summed = op.attributes.get(SUMMED_OUTPUTS_ATTR)
-    summed_outputs = [int(i) for i in summed.get_values()] if isinstance(summed, DenseArrayBase) else []
 
     def section(builder: Builder, origin: list[SSAValue]) -> None:
         dst = builder.insert(d2m.AcquireDstOp.build(result_types=[dst_type])).result
@@ -384,9 +383,8 @@ def _lower_generic(op: GenericOp, capacity: int) -> None:
         assert slot is not None, "d2m-dst-allocate leaves the yielded tile in DST"
         builder.insert(d2m.CommitDstOp(state.dst))
         builder.insert(d2m.WaitDstOp(state.dst))
-        state.pack(builder, slot, output, None)
-        for index in summed_outputs:  # onto the block, by the packer's L1 accumulation
-            state.pack(builder, slot, op.outputs[index], None, index)
+        for index, block in enumerate(op.outputs):  # summed ones by L1 accumulation
+            state.pack(builder, slot, block, None, index)
         builder.insert(d2m.ReleaseDstOp(state.dst))
         for cb in state.spill_cbs:
             builder.insert(d2m.PopOp(cb))

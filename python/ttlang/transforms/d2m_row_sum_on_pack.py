@@ -85,8 +85,8 @@ from xdsl.dialects.builtin import (
     i1,
     i64,
 )
-from xdsl.dialects.linalg.ops import GenericOp, YieldOp
-from xdsl.ir import BlockArgument, Operation, SSAValue
+from xdsl.dialects.linalg.ops import GenericOp
+from xdsl.ir import BlockArgument, SSAValue
 from xdsl.ir.affine import AffineDimExpr, AffineMap
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
@@ -101,7 +101,12 @@ from ttlang.transforms.analysis.dst_liveness import (
     loop_ranges,
     yielded_value,
 )
-from ttlang.transforms.compute_region import bufferized_compute_generics, defined_before
+from ttlang.transforms.compute_region import (
+    add_output,
+    block_writer,
+    bufferized_compute_generics,
+    defined_before,
+)
 from ttlang.transforms.d2m_packer_l1_accumulate import L1_ACCUMULATING_FORMATS
 
 
@@ -114,33 +119,14 @@ class _OnPack:
     producer: GenericOp
 
 
-def _cb_ops_between(first: Operation, last: Operation, cb: SSAValue) -> list[Operation]:
-    """The ops strictly between `first` and `last` (one block) that use `cb`, nested
-    ops included."""
-    found: list[Operation] = []
-    op = first.next_op
-    while op is not None and op is not last:
-        found.extend(o for o in op.walk() if cb in o.operands)
-        op = op.next_op
-    return found
-
-
 def _producer(block_value: SSAValue, update: GenericOp) -> GenericOp | None:
-    """The generic writing the block `block_value` (a wait) reads, when it writes it
-    through a reserve of the same CB in `update`'s block and only the push lies between."""
+    """The one-output generic writing the block `block_value` (a wait in `update`'s
+    block) reads."""
     wait = block_value.owner
     if not isinstance(wait, d2m.WaitOp) or wait.parent_block() is not update.parent_block():
         return None
-    op = wait.prev_op
-    while op is not None:
-        if isinstance(op, GenericOp) and len(op.outputs) == 1:
-            reserve = op.outputs[0].owner
-            if isinstance(reserve, d2m.ReserveOp) and reserve.cb is wait.cb:
-                between = _cb_ops_between(op, wait, wait.cb)
-                pushes = [o for o in between if isinstance(o, d2m.PushOp)]
-                return op if len(between) == 1 and len(pushes) == 1 else None
-        op = op.prev_op
-    return None
+    producer = block_writer(wait)
+    return producer if producer is not None and len(producer.outputs) == 1 else None
 
 
 def _on_pack(update: GenericOp) -> _OnPack | None:
@@ -186,19 +172,8 @@ def _sum_on_pack(found: _OnPack) -> None:
     rank = len(update.iterator_types)
 
     # the producer packs its tiles onto the block
-    body = producer.body.block
-    body.insert_arg(output.type.get_element_type(), len(body.args))  # type: ignore[attr-defined]
-    yielded = body.last_op
-    assert isinstance(yielded, YieldOp)
-    Rewriter.replace_op(yielded, YieldOp(yielded.operands[0], yielded.operands[0]))
-    summing = GenericOp(
-        list(producer.inputs), [*producer.outputs, output],
-        producer.detach_region(producer.body),
-        ArrayAttr([*producer.indexing_maps.data, output_map]), producer.iterator_types, [],
-    )  # fmt: skip
-    summing.attributes.update(producer.attributes)
-    summing.attributes[SUMMED_OUTPUTS_ATTR] = DenseArrayBase.from_list(i64, [len(producer.outputs)])
-    Rewriter.replace_op(producer, summing)
+    summing = add_output(producer, output, output_map)
+    summing.attributes[SUMMED_OUTPUTS_ATTR] = DenseArrayBase.from_list(i64, [len(summing.outputs) - 1])
 
     # the start, added onto the block by the packer where the update was
     accumulate.result.replace_all_uses_with(accumulate.rhs)
