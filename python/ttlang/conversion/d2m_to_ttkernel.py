@@ -927,16 +927,20 @@ def _lower_binary(
         return
     bcast = rhs.owner
     if isinstance(bcast, d2m.TileBcastOp) and bcast.engine == d2m.EngineAttr(d2m.Engine.UNPACK):
-        a = k.operand(lhs, op, want_cb=True)
         b = k.operand(bcast.input, bcast, want_cb=True)
         bcast_type = _BCAST[bcast.kind.data]
-        builder.insert(ttkernel.InitBcastOp(binary, bcast_type, a.cb, b.cb, k.out_cb(a.cb)))
-        builder.insert(_FPU_BROADCAST[kind][1](bcast_type, a.cb, b.cb, a.tile, b.tile, dst))
+    elif engine is d2m.Engine.FPU_BCAST_COL:  # column vectors: only column 0 is data
+        b = k.operand(rhs, op, want_cb=True)
+        bcast_type = ttkernel.BroadcastType.COL
+    else:
+        init, call = _FPU_BINARY[kind]
+        a, b = (k.operand(v, op, want_cb=True) for v in (lhs, rhs))
+        builder.insert(init(a.cb, b.cb))
+        builder.insert(call(a.cb, b.cb, a.tile, b.tile, dst))
         return
-    init, call = _FPU_BINARY[kind]
-    a, b = (k.operand(v, op, want_cb=True) for v in (lhs, rhs))
-    builder.insert(init(a.cb, b.cb))
-    builder.insert(call(a.cb, b.cb, a.tile, b.tile, dst))
+    a = k.operand(lhs, op, want_cb=True)
+    builder.insert(ttkernel.InitBcastOp(binary, bcast_type, a.cb, b.cb, k.out_cb(a.cb)))
+    builder.insert(_FPU_BROADCAST[kind][1](bcast_type, a.cb, b.cb, a.tile, b.tile, dst))
 
 
 def _lower_dst_copy(

@@ -203,6 +203,15 @@ class Engine(StrEnum):
     DEST_TO_SRCB = "dest_to_srcb"  # FPU add/sub/mul: rhs from DST, lhs from a CB; result over rhs
     SFPU = "sfpu"  # the vector unit; every operand in DST
     UNPACK = "unpack"  # applied by the unpacker to a CB tile on its way into the FPU op using it
+    # FPU add/sub/mul of column vectors (COLUMN_VECTORS_ATTR), both from CBs: the rhs read
+    # COL-broadcast (column 0, all their data, is the same), sharing a broadcast op's init
+    FPU_BCAST_COL = "fpu_bcast_col"
+
+
+COLUMN_VECTORS_ATTR = "d2m.column_vectors"
+"""Unit attribute on a `d2m.tile_add/sub/mul` whose operands and result are column
+vectors (the frontend's (..., R, 1) blocks, such as reduction results): only column 0 of
+their tiles is data, the other columns are unspecified."""
 
 
 @irdl_attr_definition
@@ -213,6 +222,7 @@ class EngineAttr(BracketedEnumSyntax, EnumAttribute[Engine]):
 
 
 _DEST_REUSE = frozenset({Engine.DEST_TO_SRCA, Engine.DEST_TO_SRCB})
+_FPU_BINARY_ENGINES = frozenset({Engine.FPU, Engine.FPU_BCAST_COL, *_DEST_REUSE, Engine.SFPU})
 
 
 class _EnginePlaced(IRDLOperation):
@@ -733,7 +743,7 @@ class _TileScalarOp(_EnginePlaced):
 class TileAddOp(_TileBinaryOp):
     """lhs + rhs, elementwise."""
 
-    ENGINES: ClassVar[frozenset[Engine]] = frozenset({Engine.FPU, *_DEST_REUSE, Engine.SFPU})
+    ENGINES: ClassVar[frozenset[Engine]] = _FPU_BINARY_ENGINES
 
     name = "d2m.tile_add"
 
@@ -742,7 +752,7 @@ class TileAddOp(_TileBinaryOp):
 class TileSubOp(_TileBinaryOp):
     """lhs - rhs, elementwise."""
 
-    ENGINES: ClassVar[frozenset[Engine]] = frozenset({Engine.FPU, *_DEST_REUSE, Engine.SFPU})
+    ENGINES: ClassVar[frozenset[Engine]] = _FPU_BINARY_ENGINES
 
     name = "d2m.tile_sub"
 
@@ -751,9 +761,13 @@ class TileSubOp(_TileBinaryOp):
 class TileMulOp(_TileBinaryOp):
     """lhs * rhs, elementwise."""
 
-    ENGINES: ClassVar[frozenset[Engine]] = frozenset({Engine.FPU, *_DEST_REUSE, Engine.SFPU})
+    ENGINES: ClassVar[frozenset[Engine]] = _FPU_BINARY_ENGINES
 
     name = "d2m.tile_mul"
+
+
+FPU_BINARY_OPS = (TileAddOp, TileSubOp, TileMulOp)
+"""The binary tile ops the FPU computes (from CBs, or with one operand in DST)."""
 
 
 @irdl_op_definition

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from xdsl.dialects import tensor
 from xdsl.dialects.linalg.attrs import IteratorType, IteratorTypeAttr
 from xdsl.dialects.linalg.ops import GenericOp, YieldOp
-from xdsl.dialects.builtin import AffineMapAttr, TensorType
+from xdsl.dialects.builtin import AffineMapAttr, TensorType, UnitAttr
 from xdsl.ir import Block as IRBlock
 from xdsl.ir import Operation, Region, SSAValue
 from xdsl.ir.affine import AffineExpr, AffineMap
@@ -248,7 +248,9 @@ def elementwise(
 
 
 def binary(emit: Emit, spelling: str, lhs: Operand, rhs: Operand) -> Block:
-    """`lhs <op> rhs` for + - * / and maximum; one side may be a number."""
+    """`lhs <op> rhs` for + - * / and maximum; one side may be a number. An add, sub or
+    mul of two column vectors ((..., R, 1) blocks) is marked `d2m.column_vectors`
+    (d2m-dst-allocate may then read its rhs column-broadcast)."""
     operator = BINARY_OPERATORS[spelling]
     tile_type = next(o for o in (lhs, rhs) if isinstance(o, Block)).tile_type
 
@@ -262,8 +264,12 @@ def binary(emit: Emit, spelling: str, lhs: Operand, rhs: Operand) -> Block:
             a = _fill_tile(emit_body, a, tile_type)
         if isinstance(b, float):
             b = _fill_tile(emit_body, b, tile_type)
-        return emit_body(operator.tile_op(a, b)).results[0]
+        tile_op = emit_body(operator.tile_op(a, b))
+        if column_vectors and isinstance(tile_op, d2m.FPU_BINARY_OPS):
+            tile_op.attributes[d2m.COLUMN_VECTORS_ATTR] = UnitAttr()
+        return tile_op.results[0]
 
+    column_vectors = all(isinstance(o, Block) and o.shape[-1] == 1 for o in (lhs, rhs))
     return elementwise(emit, spelling, (lhs, rhs), combine)
 
 

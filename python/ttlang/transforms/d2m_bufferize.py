@@ -34,7 +34,9 @@ compute-local CB of two blocks, the current value at its front and the next one 
 its back (ping-pong without copies): the init is stored into it before the loop; each
 iteration waits for the current value, reserves the next block, stores the yielded
 value there, pushes it and pops the old one; after the loop the result is waited for
-(and popped after its last use). This first step rewrites the loop on tensors, so that
+(and popped after its last use). With several carries, every next block is stored
+before any CB is pushed and popped: a carry may yield another's current value
+(`a, b = b, a`), which that CB's pop would release. This first step rewrites the loop on tensors, so that
 the generic producing a carried value then writes straight into the CB like any
 stored value:
 
@@ -233,7 +235,8 @@ class StreamLoopCarriedBlocks(RewritePattern):
         yield_op = body.last_op
         assert isinstance(yield_op, scf.YieldOp)
         cbs: list[SSAValue] = []
-        for init, carried, yielded in zip(op.iter_args, body.args[1:], yield_op.operands):
+        followings: list[SSAValue] = []
+        for init, carried in zip(op.iter_args, body.args[1:]):
             cb = declare_local_cb(op, l1_block_type(carried.type), CARRY_CB_BUFFERS)
             cbs.append(cb)
             # Reserve before the init is computed, so that it is computed in place.
@@ -252,7 +255,14 @@ class StreamLoopCarriedBlocks(RewritePattern):
             rewriter.insert(following, InsertPoint.at_start(body))
             rewriter.insert(current, InsertPoint.at_start(body))
             rewriter.replace_all_uses_with(carried, current.result)
-            for hand_off in (d2m.StoreOp(following.result, yielded), d2m.PushOp(cb), d2m.PopOp(cb)):
+            followings.append(following.result)
+        # The yielded values read now name the waited blocks (a loop may yield a carried
+        # value to another carry: `a, b = b, a`), and every next block is stored before
+        # any CB pops its current one, which another carry's store may still read.
+        for following, yielded in zip(followings, yield_op.operands):
+            rewriter.insert(d2m.StoreOp(following, yielded), InsertPoint.before(yield_op))
+        for cb in cbs:
+            for hand_off in (d2m.PushOp(cb), d2m.PopOp(cb)):
                 rewriter.insert(hand_off, InsertPoint.before(yield_op))
         for carried in list(body.args[1:]):
             body.erase_arg(carried)

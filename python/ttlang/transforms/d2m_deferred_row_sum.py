@@ -41,7 +41,8 @@ from becomes `bcast<col>(%i)` (elementwise ops commute with the broadcast), so e
 of the partial is rescaled by its row's factor (as `a` holds it, in column 0);
 after a loop whose result is read, a generic of the row-sum form `rowsum()` emits
 (the partial, the update's 1.0 block, reduce_sum <row>) computes `rowsum(L)` for
-those reads. The zero fill stays: zeros are a partial of zeros.
+those reads. The zero fill stays: zeros are a partial of zeros. The update's ops lose
+their `d2m.column_vectors` mark (the carried value is no column vector any more).
 
 Before (FlashAttention's `l * alpha + p.rowsum()` in its K loop):
 
@@ -340,6 +341,8 @@ def _defer(update: _Update) -> None:
     generic, reduce = update.generic, update.reduce
     scaler = reduce.scaler
     Rewriter.replace_op(reduce, d2m.TileAccumulateOp(reduce.input, reduce.acc))
+    for op in generic.body.block.ops:  # the carried value is tile-wide now, not a column
+        op.attributes.pop(d2m.COLUMN_VECTORS_ATTR, None)
     for leaf in update.leaves:  # elementwise ops commute with the column broadcast
         (use,) = leaf.uses
         bcast = d2m.TileBcastOp(leaf, d2m.TileDim.COL)

@@ -74,3 +74,54 @@ func.func @transposed_b(%q: !dram, %k: !dram, %out: !dram) {
   }
   return
 }
+
+// -----
+
+!tile = !ttcore.tile<32x32, bf16>
+!dram = memref<1x1x!tile, #ttcore.memory_space<dram>>
+!blk = memref<1x1x!tile, #ttcore.memory_space<l1>>
+!cb = !d2m.cb<!blk>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+
+// FlashAttention's exp(s - bcast(m_new)) then exp(m - m_new) on column vectors: the
+// second sub (engine fpu_bcast_col) is sub_tiles_bcast<col> too, so its init equals
+// the first one's (same op, same tile types) and ttkernel-place-inits drops it; the
+// exp_tile_init holds as well.
+// CHECK-LABEL: func.func @column_vectors_compute()
+// CHECK:      %[[S:.*]] = ttkernel.get_compile_time_arg_val(0)
+// CHECK-NEXT: %[[M:.*]] = ttkernel.get_compile_time_arg_val(1)
+// CHECK-NEXT: %[[N:.*]] = ttkernel.get_compile_time_arg_val(2)
+// CHECK:      ttkernel.init_bcast<sub, col> (%[[S]], %[[N]], %{{.*}})
+// CHECK-NEXT: ttkernel.sub_tiles_bcast<col> (%[[S]], %[[N]]
+// CHECK-NEXT: ttkernel.exp_tile_init()
+// CHECK-NEXT: ttkernel.exp_tile(
+// CHECK-NOT:  _init
+// CHECK:      ttkernel.sub_tiles_bcast<col> (%[[M]], %[[N]]
+// CHECK-NEXT: ttkernel.exp_tile(
+// CHECK-NOT:  ttkernel.sub_tiles(
+func.func @column_vectors(%s: !dram, %m: !dram, %n: !dram, %out: !dram, %alpha: !dram) {
+  d2m.generic {grid = #ttcore.grid<1x1>, block_factors = [1, 1], threads = [#d2m.thread<compute>]} ins(%s, %m, %n : !dram, !dram, !dram) outs(%out, %alpha : !dram, !dram) {
+  ^bb0(%s_cb: !cb, %m_cb: !cb, %n_cb: !cb, %out_cb: !cb, %alpha_cb: !cb):
+    %a = d2m.wait %s_cb : !cb -> !blk
+    %b = d2m.wait %m_cb : !cb -> !blk
+    %c = d2m.wait %n_cb : !cb -> !blk
+    %o = d2m.reserve %out_cb : !cb -> !blk
+    linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]} ins(%a, %c : !blk, !blk) outs(%o : !blk) {
+    ^bb0(%p: !tile, %q: !tile, %acc: !tile):
+      %qb = d2m.tile_bcast <col> %q : !tile
+      %d = d2m.tile_sub %p, %qb : !tile
+      %e = d2m.tile_exp %d : !tile
+      linalg.yield %e : !tile
+    }
+    d2m.push %out_cb : !cb
+    %o2 = d2m.reserve %alpha_cb : !cb -> !blk
+    linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]} ins(%b, %c : !blk, !blk) outs(%o2 : !blk) {
+    ^bb0(%p: !tile, %q: !tile, %acc: !tile):
+      %d = d2m.tile_sub %p, %q {d2m.column_vectors} : !tile
+      %e = d2m.tile_exp %d : !tile
+      linalg.yield %e : !tile
+    }
+    d2m.push %alpha_cb : !cb
+  }
+  return
+}

@@ -455,6 +455,16 @@ func.func @dest_reuse_div(%a: !tile, %b: !tile) {
 
 // -----
 
+// The column-broadcast FPU form is for add/sub/mul only (div runs on the SFPU).
+!tile = !ttcore.tile<32x32, bf16>
+func.func @bcast_col_div(%a: !tile, %b: !tile) {
+  // expected-error @+1 {{'d2m.tile_div' op cannot run on the fpu_bcast_col engine; it runs on: sfpu.}}
+  %d = d2m.tile_div %a, %b {engine = #d2m.engine<fpu_bcast_col>} : !tile
+  return
+}
+
+// -----
+
 !blk = memref<2x2x!ttcore.tile<32x32, f32>, #ttcore.memory_space<l1>>
 func.func @f32_causal_mask(%blk: !blk, %row: index, %col: index) {
   // expected-error @+1 {{'d2m.fill_causal_mask' op writes bf16 tiles, but the block holds !ttcore.tile<32x32, f32>.}}

@@ -128,6 +128,27 @@ def test_fill_of_a_column_vector_broadcasts():
     assert "col" in str(bcast)
 
 
+def test_arithmetic_of_column_vectors_is_marked():
+    """+, - and * of two (R, 1) blocks are marked d2m.column_vectors (only column 0 of
+    their tiles is data); the same ops on full blocks, a column against a full block, a
+    column and a number, and a division of columns are not."""
+
+    def body(x_cb: CircularBuffer, out_cb: CircularBuffer):
+        with x_cb.wait() as blk, out_cb.reserve() as o:
+            m, n = blk.rowmax(), blk.rowsum()
+            columns = (m - n) * m + n  # marked: sub, mul, add
+            other = columns / n - 1.0  # div, scalar sub: not FPU binaries
+            o.store((blk - other) * blk + blk)  # broadcast sub, full-block mul and add
+
+    module = compute_kernel(body).frontend_module(TILE, TILE)
+    marked = [
+        op.name for op in module.walk() if d2m.COLUMN_VECTORS_ATTR in op.attributes
+    ]
+    assert sorted(marked) == ["d2m.tile_add", "d2m.tile_mul", "d2m.tile_sub"]
+    assert len(ops_named(module, "d2m.tile_sub")) == 2
+    assert len(ops_named(module, "d2m.tile_mul")) == 2
+
+
 def test_fill_needs_tile_multiples_or_one():
     def body(x_cb: CircularBuffer, out_cb: CircularBuffer):
         with x_cb.wait() as blk, out_cb.reserve() as o:

@@ -1,5 +1,7 @@
-"""End-to-end test of d2m-bufferize on a block a loop carries unchanged, on the emulator
-against torch: `scale` is assigned in the chunk loop only under a compile-time-false
+"""End-to-end tests of d2m-bufferize on blocks a loop carries unchanged or swaps, on the
+emulator against torch.
+
+Unchanged: `scale` is assigned in the chunk loop only under a compile-time-false
 condition, so the loop yields it as it came in (it once crashed d2m-bufferize). It is
 read inside the loop (`acc = acc + exp(x) * scale`) and after it (`out = acc + scale`).
 `scale` is either computed before the loop (`exp(y)`, a temporary) or y's block itself
@@ -11,6 +13,10 @@ Tolerances: x, y uniform in [-1, 1], so exp(x) * exp(y) in [0.14, 7.4] and out b
 against float32 torch: max-abs 0.11 (scale = exp(y), out up to 18.4) and 0.038
 (scale = y), PCC 0.99998 and 0.999996; asserted: max-abs 0.25 (two ulps at the top of
 the range), PCC 0.9999.
+
+Swapped (`a, b = b, a` each chunk, once a crash in d2m-bufferize): acc += exp(x) * a
+with a = exp(y) and b = 1 trading places, so odd chunks are weighted by 1; out = acc +
+a - b. out up to 12.4; the same bounds hold (measured: max-abs 0.10, PCC 0.99996).
 """
 
 from __future__ import annotations
@@ -19,11 +25,17 @@ import pytest
 import torch
 from e2e_kernels import TILE, assert_close, random_bf16
 
-from ttlang import Program, compute, pykernel_gen, zeros
+from ttlang import Program, compute, full, pykernel_gen, zeros
 
 ROWS, COLS, CHUNKS = 1, 2, 3  # tiles of a chunk, chunks
 MAX_ABS = 0.25
 MIN_PCC = 0.9999
+CHUNKED = dict(  # x in chunks along k; y and out one block
+    grid=(1, 1),
+    block_factors=[(ROWS, COLS), (ROWS, COLS), (ROWS, COLS)],
+    indexing_maps=[lambda m, n, k: (m, k), lambda m, n, k: (m, n), lambda m, n, k: (m, n)],
+    iterator_types=["parallel", "parallel", "reduction"],
+)
 UPDATE_SCALE = False  # a compile-time condition: the loop never assigns `scale`
 
 
@@ -31,12 +43,7 @@ def scaled_exp_sum(scale_is_exp: bool):
     """scale = exp(y) or y; acc = 0; for each chunk x: acc += exp(x) * scale (and, never,
     scale += x); out = acc + scale."""
 
-    @pykernel_gen(
-        grid=(1, 1),
-        block_factors=[(ROWS, COLS), (ROWS, COLS), (ROWS, COLS)],
-        indexing_maps=[lambda m, n, k: (m, k), lambda m, n, k: (m, n), lambda m, n, k: (m, n)],
-        iterator_types=["parallel", "parallel", "reduction"],
-    )
+    @pykernel_gen(**CHUNKED)
     def exp_sum(x, y, out):
         @compute()
         def accumulate(x_cb, y_cb, o_cb):
@@ -67,3 +74,36 @@ def test_unchanged_carried_block(scale_is_exp: bool):
     for chunk in x.float().split(COLS * TILE, dim=1):
         expected = expected + chunk.exp() * scale
     assert_close(out.float(), expected + scale, max_abs=MAX_ABS, min_pcc=MIN_PCC)
+
+
+@pykernel_gen(**CHUNKED)
+def swapped_weights(x, y, out):
+    """a = exp(y), b = 1; for each chunk x: acc += exp(x) * a, then a, b = b, a."""
+
+    @compute()
+    def accumulate(x_cb, y_cb, o_cb):
+        acc = zeros((ROWS * TILE, COLS * TILE))
+        b = full((ROWS * TILE, COLS * TILE), 1.0)
+        with y_cb.wait() as yb:
+            a = yb.exp()
+            for _chunk in range(CHUNKS):
+                with x_cb.wait() as xb:
+                    acc = acc + xb.exp() * a
+                    a, b = b, a
+        with o_cb.reserve() as o:
+            o.store(acc + a - b)
+
+    return Program(accumulate)(x, y, out)
+
+
+def test_swapped_carried_blocks():
+    x = random_bf16((ROWS * TILE, CHUNKS * COLS * TILE), -1.0, 1.0, seed=19)
+    y = random_bf16((ROWS * TILE, COLS * TILE), -1.0, 1.0, seed=20)
+    out = torch.zeros(ROWS * TILE, COLS * TILE, dtype=torch.bfloat16)
+    swapped_weights(x, y, out)
+    a, b = y.float().exp(), torch.ones(ROWS * TILE, COLS * TILE)
+    expected = torch.zeros(ROWS * TILE, COLS * TILE)
+    for chunk in x.float().split(COLS * TILE, dim=1):
+        expected = expected + chunk.exp() * a
+        a, b = b, a
+    assert_close(out.float(), expected + a - b, max_abs=MAX_ABS, min_pcc=MIN_PCC)

@@ -373,3 +373,53 @@ func.func @carried_unchanged_cb_block(%in: !dram, %out: !dram) {
   }
   return
 }
+
+// Two carries the loop swaps (`a, b = b, a`): each next block is a copy of the other
+// carry's current block, and both copies come before either CB pops its current block
+// (the second copy reads the block the first CB's pop would release).
+// CHECK-LABEL: func.func @carried_swapped
+// CHECK:      %[[A:.*]] = d2m.local_cb
+// CHECK:      %[[B:.*]] = d2m.local_cb
+// CHECK:      scf.for
+// CHECK-NEXT:   %[[CUR_B:.*]] = d2m.wait %[[B]]
+// CHECK-NEXT:   %[[NEXT_B:.*]] = d2m.reserve %[[B]]
+// CHECK-NEXT:   %[[CUR_A:.*]] = d2m.wait %[[A]]
+// CHECK-NEXT:   %[[NEXT_A:.*]] = d2m.reserve %[[A]]
+// CHECK:        linalg.generic {{.*}} ins(%[[CUR_B]] : {{.*}}) outs(%[[NEXT_A]] : {{.*}})
+// CHECK:        linalg.generic {{.*}} ins(%[[CUR_A]] : {{.*}}) outs(%[[NEXT_B]] : {{.*}})
+// CHECK:        d2m.push %[[A]]
+// CHECK-NEXT:   d2m.pop %[[A]]
+// CHECK-NEXT:   d2m.push %[[B]]
+// CHECK-NEXT:   d2m.pop %[[B]]
+// CHECK-NEXT: }
+func.func @carried_swapped(%in: !dram, %out: !dram) {
+  d2m.generic {grid = #ttcore.grid<1x1>, block_factors = [1, 1], threads = [#d2m.thread<compute>]} ins(%in : !dram) outs(%out : !dram) {
+  ^bb0(%in_cb: !cb, %out_cb: !cb):
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c4 = arith.constant 4 : index
+    %e = tensor.empty() : !t
+    %zero = linalg.generic {indexing_maps = [#id], iterator_types = ["parallel", "parallel"]} outs(%e : !t) {
+    ^bb0(%b: !tile):
+      %f = d2m.tile_fill 0.0 : !tile
+      linalg.yield %f : !tile
+    } -> !t
+    %one = linalg.generic {indexing_maps = [#id], iterator_types = ["parallel", "parallel"]} outs(%e : !t) {
+    ^bb0(%b: !tile):
+      %f = d2m.tile_fill 1.0 : !tile
+      linalg.yield %f : !tile
+    } -> !t
+    %a, %b = scf.for %k = %c0 to %c4 step %c1 iter_args(%x = %zero, %y = %one) -> (!t, !t) {
+      scf.yield %y, %x : !t, !t
+    }
+    %o = d2m.reserve %out_cb : !cb -> !t
+    %s = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]} ins(%a, %b : !t, !t) outs(%e : !t) {
+    ^bb0(%p: !tile, %q: !tile, %r: !tile):
+      %t = d2m.tile_sub %p, %q : !tile
+      linalg.yield %t : !tile
+    } -> !t
+    d2m.store %o, %s : !t, !t
+    d2m.push %out_cb : !cb
+  }
+  return
+}

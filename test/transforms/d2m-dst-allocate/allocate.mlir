@@ -138,3 +138,26 @@ func.func @spill(%out: !dram) {
   }
   return
 }
+
+// Column vectors (`d2m.column_vectors`, the frontend's (R, 1) blocks): a sub with both
+// operands from CBs reads its rhs column-broadcast (engine fpu_bcast_col); unmarked,
+// the same sub is a plain FPU sub; marked but with the lhs computed in DST, the sub
+// stays dest reuse (the broadcast form needs both operands from CBs).
+// CHECK-LABEL: func.func @column_vectors
+// CHECK:      ^bb0(%[[M:.*]]: !ttcore.tile<32x32, bf16>, %[[N:.*]]: !ttcore.tile<32x32, bf16>, %{{.*}}: !ttcore.tile<32x32, bf16>):
+// CHECK-NEXT:   %[[D:.*]] = d2m.tile_sub %[[M]], %[[N]] {d2m.column_vectors, d2m.dst_slot = 0 : i64, engine = #d2m.engine<fpu_bcast_col>}
+// CHECK-NEXT:   %[[P:.*]] = d2m.tile_sub %[[M]], %[[N]] {d2m.dst_slot = 1 : i64, engine = #d2m.engine<fpu>}
+// CHECK-NEXT:   %[[E:.*]] = d2m.tile_exp %[[D]] {d2m.dst_slot = 0 : i64, engine = #d2m.engine<sfpu>}
+// CHECK-NEXT:   %[[R:.*]] = d2m.tile_sub %[[E]], %[[N]] {d2m.column_vectors, d2m.dst_slot = 0 : i64, engine = #d2m.engine<dest_to_srca>}
+func.func @column_vectors(%m: !blk, %n: !blk, %out: !blk) {
+  linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]} ins(%m, %n : !blk, !blk) outs(%out : !blk) {
+  ^bb0(%a: !tile, %b: !tile, %c: !tile):
+    %d = d2m.tile_sub %a, %b {d2m.column_vectors} : !tile
+    %p = d2m.tile_sub %a, %b : !tile
+    %e = d2m.tile_exp %d : !tile
+    %r = d2m.tile_sub %e, %b {d2m.column_vectors} : !tile
+    %s = d2m.tile_add %r, %p : !tile
+    linalg.yield %s : !tile
+  }
+  return
+}

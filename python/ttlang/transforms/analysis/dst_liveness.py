@@ -12,9 +12,11 @@ its engine (`FORMS`, shared with d2m-elementwise-fusion and d2m-lower-to-loops):
   computed at all when applied while unpacking: a broadcast that is the second operand
   of an FPU add/sub/mul whose first operand is a CB tile, a transpose that is a
   matmul's B operand);
-- add/sub/mul: both operands from CBs (FPU); one in DST and the other from a CB (FPU
-  with dest reuse, in place of the DST operand when that operand dies there); else both
-  in DST (SFPU);
+- add/sub/mul: both operands from CBs (FPU; of column vectors, marked
+  `d2m.column_vectors`, with the rhs read column-broadcast: column 0, all their data,
+  is the same, and the op shares the init of a broadcast op on CBs of the same tiles);
+  one in DST and the other from a CB (FPU with dest reuse, in place of the DST operand
+  when that operand dies there); else both in DST (SFPU);
 - div, maximum, where: every operand in DST (SFPU);
 - unary SFPU ops and scalar ops: in place on their operand's slot;
 - fill: a new slot; `d2m.tile_copy`: its operand copied into a new slot.
@@ -114,8 +116,6 @@ FORMS: dict[type[Operation], Form] = {
     d2m.TileFillOp: Form.NEW_TILE,
     d2m.TileCopyOp: Form.COPY,
 }
-
-FPU_BINARY_OPS = (d2m.TileAddOp, d2m.TileSubOp, d2m.TileMulOp)
 
 SUBBLOCK_ATTR = "d2m.subblock"
 """`array<i64: ...>` on a generic, one extent per parallel dimension: the output tiles
@@ -250,7 +250,7 @@ def applied_while_unpacking(op: Operation) -> bool:
     if isinstance(op, d2m.TileTransposeOp):
         return isinstance(user, d2m.TileMatmulOp) and index == 1 and user.a is not op.result
     return (
-        isinstance(user, FPU_BINARY_OPS)
+        isinstance(user, d2m.FPU_BINARY_OPS)
         and index == 1
         and user.operands[0] is not op.result
         and is_cb_tile(user.operands[0])
@@ -447,6 +447,8 @@ def _place(walk: _Walk, op: Operation, index: int) -> bool:
         if result_slot is None:
             return False
         placed = operands
+        if d2m.COLUMN_VECTORS_ATTR in op.attributes and walk.in_cb(operands[1]):
+            engine = d2m.Engine.FPU_BCAST_COL
     elif form is Form.FPU_OR_SFPU_BINARY and _dest_reuse_operand(walk, operands, index) is not None:
         in_dst = _dest_reuse_operand(walk, operands, index)
         assert in_dst is not None
