@@ -24,12 +24,15 @@ The timing model. With half sync DST is two halves (tile_regs_acquire / commit /
 wait / release): math fills one while the packer drains the other, so a generic of
 `N` sections takes about
 
-    T = M + (N - 1) * max(M, P) + P
+    T = M + (N - 1) * max(M, P) + max(0, P - H)
 
-(the first section's math and the last one's pack exposed, every other section the
-longer of the two); with full sync math waits for every pack: `T = N * (M + P)`. A
-section of `n` tiles costs, from the device description's per-call costs (the ones
-the emulator charges, docs/cost_model.md; read from the module's `ttcore.device`):
+(the first section's math exposed, every other section the longer of the two, and the
+last pack what the math after it does not hide: `H` is the first section's math of
+the generic that follows in the block, 0 when that one reads or writes a block of
+this one's output CBs, and so waits for the pack, or when none follows); with full
+sync math waits for every pack: `T = N * (M + P)`. A section of `n` tiles costs, from
+the device description's per-call costs (the ones the emulator charges,
+docs/cost_model.md; read from the module's `ttcore.device`):
 - math `M = n * m + 2 * tile_regs_sync + inits * init`, `m` the cycles of one output
   tile: the ops of the DST schedule on their engines (matmul at the fidelity and its
   operands' format floor, FPU add/mul, SFPU ops, copy_tile, ...; the ops inside the
@@ -38,14 +41,14 @@ the emulator charges, docs/cost_model.md; read from the module's `ttcore.device`
 - pack `P = n * p + 2 * tile_regs_sync`, `p` the pack_tile cycles of every block a
   tile is packed into (page bytes / pack_bytes_per_cycle; the output, and the
   partial sums of `d2m.summed_outputs`);
-- `inits`: the init sites a section issues as ttkernel-place-inits places them: none
-  when the section's inits are at most one per group (SFPU, and unpacker/FPU/packer;
-  a reduction's alone), since they are then hoisted before the subblock loop; else
-  each init that changes its group's state, from an unknown state at the section's
-  start (and a reduce_uninit after a reduction).
+- `inits`: the init sites a section issues as ttkernel-place-inits places them: per
+  group (SFPU; unpacker/FPU/packer), none when the section has one init of that group
+  (a reduction's only when it is the section's one init), since it is then hoisted
+  before the subblock loop; else each init that changes its group's state, from an
+  unknown state at the section's start.
 Smaller subblocks leave less pack after the last math but pay more syncs and, when
-the inits stay in the loop, more inits; the largest fit wins when the inits repeat or
-the pack is the longer side.
+inits stay in the loop, more inits; the largest fit wins when the inits repeat, the
+pack is the longer side or the next generic's math hides the last pack.
 
 Before (bf16, half sync: 8 tiles; exp of a 4x8 block, one slot per tile):
 
@@ -54,15 +57,16 @@ Before (bf16, half sync: 8 tiles; exp of a 4x8 block, one slot per tile):
       %e = d2m.tile_exp %x ; linalg.yield %e }
 
 After (modeled: math 16 + 160 a tile (copy_tile, exp), pack 32; the two inits are
-hoisted; 1x8: 32 * 176 + 4 * 8 + (8 * 32 + 8) = 5928 cycles, 1x4: 5632 + 8 * 8 +
-(4 * 32 + 8) = 5832; the largest fit was 1x8):
+hoisted; nothing follows in the block; 1x8: 32 * 176 + 4 * 8 + (8 * 32 + 8) = 5928
+cycles, 1x4: 5632 + 8 * 8 + (4 * 32 + 8) = 5832; the largest fit was 1x8; with an
+unrelated generic after it whose math hides the last pack, 1x8 again):
 
     linalg.generic {iterator_types = ["parallel", "parallel"], ...}
         ins(%a : ...) outs(%o : ...) {...} {d2m.subblock = array<i64: 1, 4>}
 
 A body with two values live per tile (`exp(x) * 2.0`) on a 4x4 block fits 4 tiles a
-section; its four inits (copy, exp, fill, SFPU mul) repeat in every section, so it
-keeps the largest, `array<i64: 1, 4>`.
+section; three of its inits (exp, fill, SFPU mul: one group) repeat in every section,
+so it keeps the largest, `array<i64: 1, 4>`.
 
 Fails (PassError) on bodies the DST liveness analysis cannot place (an op needing from
 a CB an operand computed in DST, an op with no engine placement).
@@ -71,7 +75,7 @@ a CB an operand computed in DST, an op with no engine placement).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import product
 from math import ceil, prod
 
@@ -162,17 +166,18 @@ class SectionCost:
     pack_per_tile: float
     pack_per_section: float
     overlap: bool  # half sync: math fills one DST half while the packer drains the other
+    next_math: float = 0  # math the last pack may hide behind (the next generic's)
 
     def generic_cycles(self, tiles: int, n: int) -> float:
         """A generic of `tiles` output tiles in sections of `n`. With half sync each
-        section's math overlaps the previous section's pack, so the first math and the
-        last pack are exposed and every other section takes the longer of the two; with
-        full sync math waits for every pack."""
+        section's math overlaps the previous section's pack, so the first math is
+        exposed, every other section takes the longer of the two, and the last pack
+        what `next_math` does not hide of it; with full sync math waits for every pack."""
         math = self.math_per_tile * n + self.math_per_section
         pack = self.pack_per_tile * n + self.pack_per_section
         if not self.overlap:
             return tiles // n * (math + pack)
-        return math + (tiles // n - 1) * max(math, pack) + pack
+        return math + (tiles // n - 1) * max(math, pack) + max(0, pack - self.next_math)
 
 
 def _op_cycles(
@@ -232,49 +237,48 @@ def _is_reduce(key: InitKey) -> bool:
     return key[1][0] in (d2m.TileReduceSumOp.__name__, d2m.TileReduceMaxOp.__name__)
 
 
-def _hoistable(keys: list[InitKey]) -> bool:
-    """Whether ttkernel-place-inits moves a loop's inits before it: at most one of each
-    group, a reduction's only alone."""
-    distinct = list(dict.fromkeys(keys))
-    groups = [group for group, _ in distinct]
-    lone_reduce = len(distinct) == 1 or not any(map(_is_reduce, distinct))
-    return len(set(groups)) == len(groups) and lone_reduce
+def _hoisted_groups(keys: list[InitKey]) -> set[str]:
+    """The groups whose init ttkernel-place-inits moves before a loop whose body issues
+    `keys`: those with one distinct init there (a reduction's only when it is the
+    body's one init)."""
+    hoisted = set()
+    for group in ("fpu", "sfpu"):
+        distinct = list(dict.fromkeys(k for k in keys if k[0] == group))
+        if len(distinct) == 1 and (len(keys) == 1 or not _is_reduce(distinct[0])):
+            hoisted.add(group)
+    return hoisted
 
 
-def _issued(keys: list[InitKey], state: dict[str, InitKey | None]) -> int:
+def _issued(keys: list[InitKey], state: dict[str, InitKey | None], skip: set[str]) -> int:
     """Init sites straight-line code issues from `state` (the init in force per group,
-    updated): each init differing from its group's, and a reduce_uninit before the
-    init after a reduction."""
+    updated): each init differing from its group's, but for the groups in `skip`."""
     issued = 0
     for key in keys:
-        group = key[0]
-        if state[group] == key:
+        if key[0] in skip or state[key[0]] == key:
             continue
-        after_reduce = state["fpu"] is not None and _is_reduce(state["fpu"])
-        issued += 1 + int(after_reduce and not _is_reduce(key))
-        if _is_reduce(key):
-            state["sfpu"] = None
-        state[group] = key
+        issued += 1
+        state[key[0]] = key
     return issued
 
 
 def _section_inits(
     before: list[InitKey], loop: list[InitKey], trips: int, after: list[InitKey]
 ) -> int:
-    """Init sites per DST section when the section is a loop body: 0 when its inits
-    are hoisted before the subblock loop, else those it issues from an unknown state;
-    `loop` runs `trips` times (once when its own inits are hoisted before it)."""
-    inner = list(dict.fromkeys(loop)) if _hoistable(loop) else loop
-    if _hoistable(before + inner + after):
-        return 0
+    """Init sites a DST section issues as the body of the subblock loop: `before` and
+    `after` once, `loop` the inits of the reduction loop's body (`trips` iterations).
+    A group whose init is hoisted out of the subblock loop costs nothing per section;
+    the others are issued from an unknown state at the section's start, and at the top
+    of every iteration of the reduction loop when it keeps inits of theirs."""
+    kept_groups = {"fpu", "sfpu"} - _hoisted_groups(loop)
+    kept = [k for k in loop if k[0] in kept_groups]  # stay in the reduction loop
+    lifted = [k for k in dict.fromkeys(loop) if k[0] not in kept_groups]  # go before it
+    per_generic = _hoisted_groups(before + lifted + kept + after)
     state: dict[str, InitKey | None] = {"fpu": None, "sfpu": None}
-    issued = _issued(before, state)
-    if _hoistable(loop):
-        issued += _issued(inner, state)
-    elif loop:
-        issued += trips * _issued(loop, {"fpu": None, "sfpu": None})
-        state.update(fpu=None, sfpu=None)
-    return issued + _issued(after, state)
+    issued = _issued(before + lifted, state, per_generic)
+    if kept:
+        issued += trips * _issued(kept, {"fpu": None, "sfpu": None}, per_generic)
+        state.update(dict.fromkeys(kept_groups))
+    return issued + _issued(after, state, per_generic)
 
 
 def section_cost(generic: GenericOp, schedule: DstSchedule) -> SectionCost:
@@ -328,6 +332,51 @@ def section_cost(generic: GenericOp, schedule: DstSchedule) -> SectionCost:
     )
 
 
+def _next_generic(op: GenericOp) -> GenericOp | None:
+    """The generic the compute thread runs after `op` in its block (the first inside a
+    loop or branch that follows it); None when the block ends first."""
+    sibling = op.next_op
+    while sibling is not None:
+        for inner in sibling.walk():
+            if isinstance(inner, GenericOp):
+                return inner
+        sibling = sibling.next_op
+    return None
+
+
+def _blocks(values: Sequence[SSAValue]) -> set[SSAValue]:
+    """The blocks `values`, and the CBs they are taken from."""
+    return set(values) | {
+        v.owner.cb for v in values if isinstance(v.owner, d2m.WaitOp | d2m.ReserveOp)
+    }
+
+
+def _first_section_math(generic: GenericOp) -> float:
+    """The modeled math of `generic`'s first DST section, at the largest subblock that
+    fits (its tile math only: what the packer may work behind); 0 when its body cannot
+    be placed (the pass reports that when it reaches it)."""
+    if not all(isinstance(arg.type, TileType) for arg in generic.body.block.args):
+        return 0
+    try:
+        schedule = schedule_dst(generic)
+    except DstLivenessError:
+        return 0
+    ranges = loop_ranges(generic)
+    extents = [ranges[d] for d in parallel_dims(generic)]
+    largest = fitting_shapes(extents, dst_capacity_of(generic) // max(schedule.peak, 1))[0]
+    return section_cost(generic, schedule).math_per_tile * prod(largest)
+
+
+def hidden_by_next(op: GenericOp) -> float:
+    """Math of the next generic that `op`'s last pack runs behind: its first section's,
+    unless it reads or writes a block of `op`'s CBs (it then waits for the pack) or
+    none follows in the block (0)."""
+    following = _next_generic(op)
+    if following is None or _blocks(following.operands) & _blocks(op.outputs):
+        return 0
+    return _first_section_math(following)
+
+
 def choose_subblock(extents: list[int], max_tiles: int, cost: SectionCost | None) -> list[int]:
     """The subblock shape: of the shapes dividing `extents` with at most `max_tiles`
     tiles, the one with the fewest modeled cycles under `cost` (ties, and `cost` None:
@@ -364,7 +413,9 @@ class SubblockGeneric(RewritePattern):
         extents = [ranges[d] for d in parallel_dims(op)]
         if prod(extents) * footprint <= capacity:
             return
-        cost = None if self.largest_fit or footprint > capacity else section_cost(op, schedule)
+        cost = None
+        if not self.largest_fit and footprint <= capacity:
+            cost = replace(section_cost(op, schedule), next_math=hidden_by_next(op))
         shape = choose_subblock(extents, capacity // max(footprint, 1), cost)
         op.attributes[SUBBLOCK_ATTR] = DenseArrayBase.from_list(i64, shape)
         rewriter.notify_op_modified(op)

@@ -172,3 +172,44 @@ func.func @exp_full_sync(%in: memref<4x8x!tile, #ttcore.memory_space<l1>>, %out:
   }
   return
 }
+
+// The same exp, then a generic reading its output: that one waits for the last pack,
+// which stays exposed (1x4, as in @exp_rows, where nothing follows).
+// CHECK-LABEL: func.func @exp_then_reader
+// CHECK:      linalg.generic {{.*}} attrs = {{ *}}{d2m.subblock = array<i64: 1, 4>}
+func.func @exp_then_reader(%in: memref<4x8x!tile, #ttcore.memory_space<l1>>, %mid: memref<4x8x!tile, #ttcore.memory_space<l1>>, %out: memref<4x8x!tile, #ttcore.memory_space<l1>>) {
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%in : memref<4x8x!tile, #ttcore.memory_space<l1>>) outs(%mid : memref<4x8x!tile, #ttcore.memory_space<l1>>) {
+  ^bb0(%a: !tile, %c: !tile):
+    %e = d2m.tile_exp %a : !tile
+    linalg.yield %e : !tile
+  }
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%mid : memref<4x8x!tile, #ttcore.memory_space<l1>>) outs(%out : memref<4x8x!tile, #ttcore.memory_space<l1>>) {
+  ^bb0(%a: !tile, %c: !tile):
+    %e = d2m.tile_exp %a : !tile
+    linalg.yield %e : !tile
+  }
+  return
+}
+
+// The same exp, then a generic on other blocks: the last pack (8 x 32 + 8 = 264)
+// runs behind that generic's first section of math (exp of 2x2 tiles: 4 x 176 = 704),
+// so only the math and the syncs count: 1x8 4 x 1416 = 5664, 1x4 8 x 712 = 5696; the
+// fewest sections win.
+// CHECK-LABEL: func.func @exp_then_other
+// CHECK:      linalg.generic {{.*}} attrs = {{ *}}{d2m.subblock = array<i64: 1, 8>}
+// CHECK:      linalg.generic
+// CHECK-NOT:  d2m.subblock
+// CHECK:      return
+func.func @exp_then_other(%in: memref<4x8x!tile, #ttcore.memory_space<l1>>, %out: memref<4x8x!tile, #ttcore.memory_space<l1>>, %x: memref<2x2x!tile, #ttcore.memory_space<l1>>, %y: memref<2x2x!tile, #ttcore.memory_space<l1>>) {
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%in : memref<4x8x!tile, #ttcore.memory_space<l1>>) outs(%out : memref<4x8x!tile, #ttcore.memory_space<l1>>) {
+  ^bb0(%a: !tile, %c: !tile):
+    %e = d2m.tile_exp %a : !tile
+    linalg.yield %e : !tile
+  }
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%x : memref<2x2x!tile, #ttcore.memory_space<l1>>) outs(%y : memref<2x2x!tile, #ttcore.memory_space<l1>>) {
+  ^bb0(%a: !tile, %c: !tile):
+    %e = d2m.tile_exp %a : !tile
+    linalg.yield %e : !tile
+  }
+  return
+}
