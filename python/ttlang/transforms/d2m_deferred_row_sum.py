@@ -41,7 +41,10 @@ from becomes `bcast<col>(%i)` (elementwise ops commute with the broadcast), so e
 of the partial is rescaled by its row's factor (as `a` holds it, in column 0);
 after a loop whose result is read, a generic of the row-sum form `rowsum()` emits
 (the partial, the update's 1.0 block, reduce_sum <row>) computes `rowsum(L)` for
-those reads. The zero fill stays: zeros are a partial of zeros. The update's ops lose
+those reads; when that is one elementwise generic d2m-elementwise-fusion would fuse
+into a reduction (FlashAttention's `recip(l)`), it becomes the row sum's epilogue, by
+the fusion's own rewrite (that pass ran before the row sum existed), so the sum stays
+in DST for it. The zero fill stays: zeros are a partial of zeros. The update's ops lose
 their `d2m.column_vectors` mark (the carried value is no column vector any more).
 
 Before (FlashAttention's `l * alpha + p.rowsum()` in its K loop):
@@ -79,15 +82,15 @@ After:
       scf.yield %u : tensor<1x4x1x!tile>
     }
     %e2 = tensor.empty() : tensor<1x4x1x!tile>
-    %sum = linalg.generic {indexing_maps = [(d0, d1, d2) -> (d0, d1, d2), (d0, d1, d2) -> (0, 0),
+    %inv = linalg.generic {indexing_maps = [(d0, d1, d2) -> (d0, d1, d2), (d0, d1, d2) -> (0, 0),
                                             (d0, d1, d2) -> (d0, d1, 0)],
                            iterator_types = ["parallel", "parallel", "reduction"]}
         ins(%l_out, %ones : ...) outs(%e2 : tensor<1x4x1x!tile>) {
     ^bb0(%c: !tile, %s: !tile, %out: !tile):
       %r = d2m.tile_reduce_sum <row> %c, %s, %out : !tile
-      linalg.yield %r : !tile
+      %i = d2m.tile_recip %r {d2m.epilogue} : !tile
+      linalg.yield %i : !tile
     } -> tensor<1x4x1x!tile>
-    %inv = linalg.generic {...} ins(%sum : tensor<1x4x1x!tile>) ... { d2m.tile_recip }
 
 d2m-accumulate-into-dst then computes `L * bcast(a)` into DST first (a
 `mul_tiles_bcast_cols`) and adds the tiles of `x` onto it. Values that do not qualify
@@ -106,11 +109,13 @@ from xdsl.dialects.linalg.ops import GenericOp, YieldOp
 from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue, Use
 from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineMap
 from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import PatternRewriter
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from ttlang.dialects import d2m
 from ttlang.transforms.analysis.dst_liveness import EPILOGUE_ATTR, FORMS, Form, body_ops, fill_value
 from ttlang.transforms.compute_region import defined_before
+from ttlang.transforms.d2m_elementwise_fusion import FuseEpilogue
 from ttlang.transforms.diagnostics import PassError
 
 
@@ -383,6 +388,11 @@ def _row_sum_after(loop: scf.ForOp, result: SSAValue, update: _Update, readers: 
     Rewriter.insert_op([empty, row_sum], InsertPoint.after(loop))
     for use in readers:
         use.operation.operands[use.index] = row_sum.res[0]
+    (reader,) = readers if len(readers) == 1 else (None,)
+    if isinstance(reader, Use) and isinstance(reader.operation, GenericOp):
+        # the sum's one elementwise reader as its epilogue, as d2m-elementwise-fusion
+        # (which ran before this generic existed) fuses one
+        FuseEpilogue().match_and_rewrite(reader.operation, PatternRewriter(reader.operation))
 
 
 @dataclass(frozen=True)

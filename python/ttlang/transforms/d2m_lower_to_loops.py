@@ -32,7 +32,10 @@ A broadcast without a slot is left on the add/sub/mul that reads it (the FPU bro
 while unpacking). A `d2m.dst_spill` commits the section, packs its values into a block
 reserved on its CB, releases DST, pushes the block, waits for it and acquires DST
 again; later uses read the spilled tiles from that block; it is popped after the
-section's last pack.
+section's last pack. A `d2m.tile_fill` makes the same tile for every tile of the
+block: it is filled once per section, into tile 0 of its slot (index `s * n`), and
+every read of it (ops using it, the packs of a fill generic) loads that tile, unless
+an op using it writes its slot (in place): then it is filled per tile.
 
 Before (allocated; 1x2 subblocks of a 2x2 block):
 
@@ -165,6 +168,15 @@ def _slot(op: Operation) -> int | None:
     return attr.value.data if isinstance(attr, IntegerAttr) else None
 
 
+def _filled_once(op: Operation | None) -> bool:
+    """Whether `op` is a fill kept in one DST tile: no op using it writes its slot (an
+    in-place user would overwrite that tile at the subblock's first tile and read the
+    result back at the next)."""
+    if not isinstance(op, d2m.TileFillOp):
+        return False
+    return all(_slot(use.operation) != _slot(op) for use in op.result.uses)
+
+
 @dataclass
 class _Subblock:
     """One DST section over a subblock: where each body value's tiles are."""
@@ -237,7 +249,13 @@ class _Subblock:
             clone = owner.clone(value_mapper={owner.operands[0]: tile})
             clone.attributes.clear()
             return builder.insert(clone).results[0]
-        return self.load_dst(builder, slot, t)
+        return self.load_dst(builder, slot, self.position(builder, value, t))
+
+    @staticmethod
+    def position(builder: Builder, value: SSAValue, t: SSAValue) -> SSAValue:
+        """Where in its slot `value`'s tile `t` is: `t`, or 0 for a fill filled once
+        (one tile holds it for the whole subblock)."""
+        return _index(builder, 0) if _filled_once(value.owner) else t
 
     def accumulator_slot(self) -> int:
         acc = accumulator(self.generic)
@@ -254,6 +272,11 @@ class _Subblock:
         slot = _slot(op)
         if slot is None:
             return  # a broadcast left to the FPU op that reads it
+        if _filled_once(op):  # every tile the same
+            fill = builder.insert(op.clone())
+            fill.attributes.clear()
+            self.store_dst(builder, fill.results[0], slot, _index(builder, 0))
+            return
 
         def one_tile(inner: Builder, ivs: dict[int, SSAValue], t: SSAValue) -> None:
             operands = [self.operand(inner, v, ivs, t) for v in op.operands]
@@ -277,15 +300,17 @@ class _Subblock:
         return _slot(value.owner)
 
     def pack(
-        self, builder: Builder, slot: int, block: SSAValue, row: int | None, output: int = 0
+        self, builder: Builder, value: SSAValue, block: SSAValue, row: int | None, output: int = 0
     ) -> None:
-        """The subblock's tiles of slot `slot` packed into `block` (at output `output`'s
+        """The subblock's tiles of `value` (in DST) packed into `block` (at output `output`'s
         indices, or in row `row` of a spill block). For an output in
         `d2m.summed_outputs`, each pack adds onto the block's tile (`d2m.pack_l1_acc` on)
         unless it is the tile's first: every loop dimension its map drops at 0. When the
         subblock packs onto one tile of the block, only its first pack can be the tile's
         first: accumulation is set for it and switched on after it (tt-metal's SDPA
         does the same per row); else it is set before every pack."""
+        slot = self.slot_of(value)
+        assert slot is not None, "d2m-dst-allocate leaves packed tiles in DST"
         output_map = self.generic.indexing_maps.data[len(self.generic.inputs) + output].data
         summed = self.generic.attributes.get(SUMMED_OUTPUTS_ATTR)
         dropped: list[int] = []
@@ -314,7 +339,7 @@ class _Subblock:
                 inner.insert(scf.IfOp(second, [], [on, d2m.PackL1AccOp(on.result), scf.YieldOp()]))
             elif dropped:
                 inner.insert(d2m.PackL1AccOp(not_first(inner, ivs)))
-            tile = self.load_dst(inner, slot, t)
+            tile = self.load_dst(inner, slot, self.position(inner, value, t))
             if row is None:
                 indices = _map_indices(inner, output_map, ivs, self.generic)
             else:
@@ -332,9 +357,7 @@ class _Subblock:
         builder.insert(d2m.CommitDstOp(self.dst))
         builder.insert(d2m.WaitDstOp(self.dst))
         for row, value in enumerate(op.values):
-            slot = self.slot_of(value)
-            assert slot is not None, "d2m-dst-allocate spills DST tiles only"
-            self.pack(builder, slot, reserved, row)
+            self.pack(builder, value, reserved, row)
         builder.insert(d2m.ReleaseDstOp(self.dst))
         builder.insert(d2m.PushOp(op.cb))
         block = builder.insert(d2m.WaitOp(op.cb, cb_type.block)).result
@@ -379,12 +402,10 @@ def _lower_generic(op: GenericOp, capacity: int) -> None:
             _emit_loops(builder, [ranges[d] for d in reduction], reduce)
         for body_op in epilogue:
             state.emit(builder, body_op, {})
-        slot = state.slot_of(yielded)
-        assert slot is not None, "d2m-dst-allocate leaves the yielded tile in DST"
         builder.insert(d2m.CommitDstOp(state.dst))
         builder.insert(d2m.WaitDstOp(state.dst))
         for index, block in enumerate(op.outputs):  # summed ones by L1 accumulation
-            state.pack(builder, slot, block, None, index)
+            state.pack(builder, yielded, block, None, index)
         builder.insert(d2m.ReleaseDstOp(state.dst))
         for cb in state.spill_cbs:
             builder.insert(d2m.PopOp(cb))

@@ -46,10 +46,18 @@ ROWS, COLS, CHUNKS = 2, 3, 4  # tiles: rows of the sum, columns per chunk, chunk
 MIN_PCC = 0.9999
 
 
-def running_row_sum(softmax: bool, fp32_dest: bool):
+def running_row_sum(softmax: bool, fp32_dest: bool, inverse: bool = False):
     """For each chunk x of COLS tiles: `softmax`, the softmax denominator
     l = l * exp(m - m_new) + exp(x - m_new).rowsum() with m the running row max; else
-    l = l + x.rowsum(). out = l."""
+    l = l + x.rowsum(). out = l, or 1 / l with `inverse` (not with `softmax`)."""
+
+    def reciprocal(l):
+        return l.recip()
+
+    def same(l):
+        return l
+
+    finish = reciprocal if inverse else same
 
     @pykernel_gen(
         grid=(1, 1), block_factors=[(ROWS, COLS), (ROWS, 1)], fp32_dest_acc_en=fp32_dest
@@ -76,7 +84,7 @@ def running_row_sum(softmax: bool, fp32_dest: bool):
                 with x_cb.wait() as xb:
                     l = l + xb.rowsum()
             with o_cb.reserve() as o:
-                o.store(l)
+                o.store(finish(l))
 
         @datamovement()
         def reader(x_cb: CircularBuffer, o_cb: CircularBuffer):
@@ -125,3 +133,26 @@ def test_carried_row_sum_is_deferred(
     assert lowering in compute_source and other not in compute_source
     artifact.run([x, out])
     assert_close(out[:, 0].float(), _reference(x, softmax), max_abs=2 * ulp, min_pcc=MIN_PCC)
+
+
+@pytest.mark.parametrize("fp32_dest", [False, True], ids=["dst16", "dst32"])
+def test_reader_of_the_sum_is_its_epilogue(fp32_dest: bool):
+    """The recip runs on the row sum in DST, in the reduction's section: no pack of the
+    sum between reduce_tile and recip_tile. x in [0.5, 1.5] with rows scaled by 0.5 to 4:
+    1 / l is 6.4e-4 to 5.3e-3. Measured max-abs 2.3e-5 (16-bit DST) and 1.7e-5 (32-bit),
+    PCC 0.99999; asserted max-abs two bf16 ulps (2^-7 each) of the largest, PCC 0.9999."""
+    rows = torch.arange(ROWS * TILE, dtype=torch.float32)
+    spread = (rows % 8 + 1).div(2).unsqueeze(1)
+    x = (random_bf16((ROWS * TILE, CHUNKS * COLS * TILE), 0.5, 1.5, seed=72) * spread).bfloat16()
+    out = torch.zeros(ROWS * TILE, TILE, dtype=torch.bfloat16)
+    artifact = running_row_sum(False, fp32_dest, inverse=True).compile(x, out)
+    deferred = str(artifact.stages["d2m-deferred-row-sum"])
+    after_sum = deferred[deferred.find("d2m.tile_reduce_sum") :]
+    assert 0 <= after_sum.find("d2m.tile_recip") < after_sum.find("linalg.yield"), deferred
+    source = next(k.source for k in artifact.program.kernels if k.kind == "compute")
+    reduce, recip = source.find("reduce_tile<PoolType::SUM"), source.find("recip_tile(")
+    assert 0 <= reduce < recip and "pack_tile" not in source[reduce:recip], source
+    artifact.run([x, out])
+    expected = 1.0 / _reference(x, softmax=False)
+    max_abs = 2 * 2**-7 * expected.max().item()
+    assert_close(out[:, 0].float(), expected, max_abs=max_abs, min_pcc=MIN_PCC)

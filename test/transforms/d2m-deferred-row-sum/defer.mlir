@@ -178,3 +178,60 @@ func.func @computed_factor(%p: !blk, %m: !col, %mn: !col, %lb: index, %ub: index
   }
   return %l : !col
 }
+
+// -----
+
+!tile = !ttcore.tile<32x32, bf16>
+!blk = tensor<1x2x4x!tile>
+!col = tensor<1x2x1x!tile>
+#id = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#one = affine_map<(d0, d1, d2) -> (0, 0)>
+#row = affine_map<(d0, d1, d2) -> (d0, d1, 0)>
+
+// The sum read after the loop by one elementwise generic (FlashAttention's `1 / l`,
+// d2m-reciprocal-divisor's recip): that generic becomes the row sum's epilogue, as
+// d2m-elementwise-fusion fuses one (the row sum did not exist when it ran), so the sum
+// stays in DST for the recip instead of being packed and copied back.
+// CHECK-LABEL: func.func @fused_reader
+// CHECK:      %[[L:.*]] = scf.for
+// CHECK:        scf.yield
+// CHECK-NEXT: }
+// CHECK-NEXT: %[[E:.*]] = tensor.empty() : tensor<1x2x1x!ttcore.tile<32x32, bf16>>
+// CHECK:      %[[INV:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (0, 0)>, affine_map<(d0, d1, d2) -> (d0, d1, 0)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[L]], %{{.*}} : {{.*}})
+// CHECK-NEXT: ^bb0(%[[LT:.*]]: !ttcore.tile<32x32, bf16>, %[[ST:.*]]: !ttcore.tile<32x32, bf16>, %[[O:.*]]: !ttcore.tile<32x32, bf16>):
+// CHECK-NEXT:   %[[RS:.*]] = d2m.tile_reduce_sum <row> %[[LT]], %[[ST]], %[[O]]
+// CHECK-NEXT:   %[[R:.*]] = d2m.tile_recip %[[RS]] {d2m.epilogue}
+// CHECK-NEXT:   linalg.yield %[[R]]
+// CHECK-NOT:  linalg.generic
+// CHECK:      return %[[INV]]
+func.func @fused_reader(%p: !blk, %lb: index, %ub: index, %step: index) -> !col {
+  %e1 = tensor.empty() : tensor<1x1x!tile>
+  %ones = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} outs(%e1 : tensor<1x1x!tile>) {
+  ^bb0(%o: !tile):
+    %f = d2m.tile_fill 1.0 : !tile
+    linalg.yield %f : !tile
+  } -> tensor<1x1x!tile>
+  %e2 = tensor.empty() : !col
+  %zero = linalg.generic {indexing_maps = [#id], iterator_types = ["parallel", "parallel", "parallel"]} outs(%e2 : !col) {
+  ^bb0(%o: !tile):
+    %f = d2m.tile_fill 0.0 : !tile
+    linalg.yield %f : !tile
+  } -> !col
+  %l = scf.for %i = %lb to %ub step %step iter_args(%c = %zero) -> (!col) {
+    %e = tensor.empty() : !col
+    %u = linalg.generic {indexing_maps = [#id, #one, #row, #row], iterator_types = ["parallel", "parallel", "reduction"]} ins(%p, %ones, %c : !blk, tensor<1x1x!tile>, !col) outs(%e : !col) {
+    ^bb0(%x: !tile, %s: !tile, %ct: !tile, %out: !tile):
+      %r = d2m.tile_reduce_sum <row> %x, %s, %out : !tile
+      %n = d2m.tile_add %ct, %r {d2m.epilogue} : !tile
+      linalg.yield %n : !tile
+    } -> !col
+    scf.yield %u : !col
+  }
+  %e3 = tensor.empty() : !col
+  %inv = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel"]} ins(%l : !col) outs(%e3 : !col) {
+  ^bb0(%a: !tile, %o: !tile):
+    %r = d2m.tile_recip %a : !tile
+    linalg.yield %r : !tile
+  } -> !col
+  return %inv : !col
+}

@@ -187,3 +187,73 @@ func.func @defined_init(%a: !blk, %b: !blk, %out: !blk) {
   }
   return
 }
+
+// A fill makes the same tile everywhere: it is filled once, into the first tile of its
+// slot (no loop over the subblock), and every tile of the block is packed from there,
+// and so is an op reading it (here the add, from DST index 4 + 0 for every tile; it
+// writes slot 0, not the fill's).
+// CHECK-LABEL: func.func @fill_once
+// CHECK:      %[[DST:.*]] = d2m.acquire_dst
+// CHECK-NEXT: %[[F:.*]] = d2m.tile_fill -3.0
+// CHECK-NEXT: %[[Z:.*]] = arith.constant 0 : index
+// CHECK-NEXT: %[[B:.*]] = arith.constant 0 : index
+// CHECK-NEXT: %[[I:.*]] = arith.addi %[[B]], %[[Z]] : index
+// CHECK-NEXT: memref.store %[[F]], %[[DST]][%[[I]]]
+// CHECK-NOT:  d2m.tile_fill
+// CHECK:      d2m.commit_dst %[[DST]]
+// CHECK-NEXT: d2m.wait_dst %[[DST]]
+// CHECK:        scf.for
+// CHECK:          arith.muli
+// CHECK-NEXT:     arith.addi
+// CHECK-NEXT:     %[[Z2:.*]] = arith.constant 0 : index
+// CHECK-NEXT:     %[[B2:.*]] = arith.constant 0 : index
+// CHECK-NEXT:     %[[I2:.*]] = arith.addi %[[B2]], %[[Z2]] : index
+// CHECK-NEXT:     %[[P:.*]] = memref.load %[[DST]][%[[I2]]]
+// CHECK-NEXT:     memref.store %[[P]], %out[%{{.*}}, %{{.*}}]
+// CHECK:      d2m.release_dst %[[DST]]
+// CHECK-LABEL: func.func @fill_read
+// CHECK:      d2m.tile_fill 2.0
+// CHECK-NOT:  d2m.tile_fill
+// CHECK:          %[[A:.*]] = memref.load %in[
+// CHECK-NEXT:     %[[Z:.*]] = arith.constant 0 : index
+// CHECK-NEXT:     %[[B:.*]] = arith.constant 4 : index
+// CHECK-NEXT:     %[[I:.*]] = arith.addi %[[B]], %[[Z]] : index
+// CHECK-NEXT:     %[[F:.*]] = memref.load %{{.*}}[%[[I]]]
+// CHECK-NEXT:     d2m.tile_add %[[A]], %[[F]]
+func.func @fill_once(%out: !blk) {
+  linalg.generic {indexing_maps = [#id], iterator_types = ["parallel", "parallel"]} outs(%out : !blk) attrs = {d2m.dst_slots = 1 : i64} {
+  ^bb0(%c: !tile):
+    %f = d2m.tile_fill -3.0 {d2m.dst_slot = 0 : i64} : !tile
+    linalg.yield %f : !tile
+  }
+  return
+}
+func.func @fill_read(%in: !blk, %out: !blk) {
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%in : !blk) outs(%out : !blk) attrs = {d2m.dst_slots = 2 : i64} {
+  ^bb0(%a: !tile, %c: !tile):
+    %f = d2m.tile_fill 2.0 {d2m.dst_slot = 1 : i64} : !tile
+    %r = d2m.tile_add %a, %f {d2m.dst_slot = 0 : i64} : !tile
+    linalg.yield %r : !tile
+  }
+  return
+}
+
+// An op using the fill in place (its result in the fill's slot) would overwrite the one
+// tile before reading it for the next: that fill is filled per tile.
+// CHECK-LABEL: func.func @fill_in_place
+// CHECK:      d2m.acquire_dst
+// CHECK-NEXT: arith.constant 0 : index
+// CHECK-NEXT: arith.constant 2 : index
+// CHECK-NEXT: arith.constant 1 : index
+// CHECK-NEXT: scf.for
+// CHECK:          d2m.tile_fill 2.0
+// CHECK:      d2m.tile_exp
+func.func @fill_in_place(%out: !blk) {
+  linalg.generic {indexing_maps = [#id], iterator_types = ["parallel", "parallel"]} outs(%out : !blk) attrs = {d2m.dst_slots = 1 : i64} {
+  ^bb0(%c: !tile):
+    %f = d2m.tile_fill 2.0 {d2m.dst_slot = 0 : i64} : !tile
+    %e = d2m.tile_exp %f {d2m.dst_slot = 0 : i64} : !tile
+    linalg.yield %e : !tile
+  }
+  return
+}
