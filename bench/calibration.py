@@ -30,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "test" / "emulator"
 import emulator_programs as programs  # noqa: E402
 from results import Results, progress  # noqa: E402
 
-from ttlang.device import load_device  # noqa: E402
+from ttlang.device import FIDELITY_PHASES, load_device  # noqa: E402
 from ttlang.runtime import run_program  # noqa: E402
 from ttlang.runtime.program import (  # noqa: E402
     BufferAddress, CBConfig, ComputeConfig, DramBuffer, Program,
@@ -155,7 +155,6 @@ GEMM_FIT = {
     (3072, 3072, 3072, "bfp8_b", "LoFi", True),
 }
 
-PHASES = {"LoFi": 1, "HiFi2": 2, "HiFi3": 3, "HiFi4": 4}
 DM_CB = 0
 DM_SLOTS = 16
 
@@ -326,7 +325,7 @@ def gemm(m: int, k: int, n: int, dtype: str, fidelity: str, in_l1: bool) -> Call
         }
         report = run_program(program, tensors, "emulator").report
         math = [t.cycles for c in report.cores for t in c.threads if t.thread == "compute"]
-        ideal = report.flops / (2 * 32**3) * 16 * PHASES[fidelity] / len(math)
+        ideal = report.flops / (2 * 32**3) * 16 * FIDELITY_PHASES[fidelity] / len(math)
         return 100 * ideal / (sum(math) / len(math))
 
     return modeled

@@ -51,7 +51,7 @@ from pathlib import Path
 import torch
 from results import Results, progress
 
-from ttlang.device import load_device
+from ttlang.device import FIDELITY_PHASES, load_device
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -115,9 +115,6 @@ def bottleneck(report) -> str:
     else:
         name = "compute"
     return f"{name} (compute busy {busy:.0%}, waits {waiting:.0%}; max/mean core {imbalance:.2f})"
-
-
-FIDELITY_PHASES = {"LoFi": 1, "HiFi2": 2, "HiFi3": 3, "HiFi4": 4}
 
 
 def roofline(compiled, fidelity: str, cores: int) -> tuple[int, int, int]:
