@@ -52,6 +52,7 @@ DEFAULT_PIPELINE: tuple[str, ...] = (
     "ttkernel-drop-zero-fills",
     "ttkernel-place-inits",
     "ttkernel-sink-cb-waits",
+    "ttkernel-hoist-cb-pushes",
     "cse",  # first: canonicalize is much faster on IR without duplicate constants
     "canonicalize",
     "convert-ttkernel-to-emitc",

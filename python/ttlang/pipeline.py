@@ -49,6 +49,7 @@ _PASSES: dict[str, tuple[str, str]] = {
     "ttkernel-drop-zero-fills": ("ttlang.transforms.ttkernel_drop_zero_fills", "TTKernelDropZeroFills"),
     "ttkernel-place-inits": ("ttlang.transforms.ttkernel_place_inits", "TTKernelPlaceInits"),
     "ttkernel-sink-cb-waits": ("ttlang.transforms.ttkernel_sink_cb_waits", "TTKernelSinkCBWaits"),
+    "ttkernel-hoist-cb-pushes": ("ttlang.transforms.ttkernel_hoist_cb_pushes", "TTKernelHoistCBPushes"),
     "convert-ttkernel-to-emitc": ("ttlang.conversion.ttkernel_to_emitc", "ConvertTTKernelToEmitCPass"),
 }
 

@@ -59,6 +59,8 @@ passes every CB as one): which CB it names, and so which waits it may pass, is u
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
@@ -80,7 +82,7 @@ _CONFIGURATION_OPS = (
 """Operations that configure the engines for a CB's data format and touch no page."""
 
 
-def _cb_index(cb: SSAValue, user: Operation) -> int:
+def cb_index(cb: SSAValue, user: Operation) -> int:
     """The compile-time argument `cb` is (two SSA values of one index are one CB)."""
     owner = cb.owner
     if not isinstance(owner, ttkernel.GetCompileTimeArgValOp):
@@ -92,7 +94,7 @@ def _cb_index(cb: SSAValue, user: Operation) -> int:
     return owner.index.value.data
 
 
-def _touches_pages(op: Operation, index: int) -> bool:
+def touches_pages(op: Operation, index: int) -> bool:
     """Whether `op`, or an operation in its regions, reads or writes CB `index`'s pages
     or its counts (configuration ops and a reserve on the back do not)."""
     for inner in op.walk():
@@ -100,7 +102,7 @@ def _touches_pages(op: Operation, index: int) -> bool:
             continue
         if isinstance(inner, ttkernel.CBReserveBackOp) and inner is op:
             continue
-        if any(_cb_index(cb, inner) == index for cb in cb_operands(inner)):
+        if any(cb_index(cb, inner) == index for cb in cb_operands(inner)):
             return True
     return False
 
@@ -109,26 +111,40 @@ def checkcb_operands(kernel: func.FuncOp) -> None:
     """Raises PassError on a CB operand that is not a compile-time argument."""
     for op in kernel.walk():
         for cb in cb_operands(op):
-            _cb_index(cb, op)
+            cb_index(cb, op)
 
 
-def sink_waits(block: Block) -> None:
-    """Moves every `cb_wait_front` of `block` (and of the blocks nested in it) down to
-    the first operation after it that touches its CB's pages."""
-    for op in list(block.ops):
-        for region in op.regions:
-            for inner in region.blocks:
-                sink_waits(inner)
-    for wait in [op for op in block.ops if isinstance(op, ttkernel.CBWaitFrontOp)]:
-        index = _cb_index(wait.cb, wait)
-        stop = wait.next_op
-        assert stop is not None, "a block ends with its terminator"
-        while stop is not block.last_op and not _touches_pages(stop, index):
-            stop = stop.next_op
-            assert stop is not None
-        if stop is not wait.next_op:
-            wait.detach()
-            block.insert_op_before(wait, stop)
+def move_in_blocks(
+    module: ModuleOp, op_type: type[Operation], move: Callable[[Operation, Block], None]
+) -> None:
+    """`move(op, block)` for every `op_type` operation of the module's compute kernels,
+    innermost blocks first (each within its block), after checking their CB operands."""
+
+    def walk(block: Block) -> None:
+        for op in list(block.ops):
+            for region in op.regions:
+                for inner in region.blocks:
+                    walk(inner)
+        for op in [op for op in block.ops if isinstance(op, op_type)]:
+            move(op, block)
+
+    for kernel in compute_kernels(module):
+        checkcb_operands(kernel)
+        walk(kernel.body.block)
+
+
+def _sink(wait: Operation, block: Block) -> None:
+    """`wait` down to the first operation after it that touches its CB's pages."""
+    assert isinstance(wait, ttkernel.CBWaitFrontOp)
+    index = cb_index(wait.cb, wait)
+    stop = wait.next_op
+    assert stop is not None, "a block ends with its terminator"
+    while stop is not block.last_op and not touches_pages(stop, index):
+        stop = stop.next_op
+        assert stop is not None
+    if stop is not wait.next_op:
+        wait.detach()
+        block.insert_op_before(wait, stop)
 
 
 class TTKernelSinkCBWaits(ModulePass):
@@ -137,6 +153,4 @@ class TTKernelSinkCBWaits(ModulePass):
     name = "ttkernel-sink-cb-waits"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for kernel in compute_kernels(op):
-            checkcb_operands(kernel)
-            sink_waits(kernel.body.block)
+        move_in_blocks(op, ttkernel.CBWaitFrontOp, _sink)
