@@ -253,6 +253,7 @@ def binary(emit: Emit, spelling: str, lhs: Operand, rhs: Operand) -> Block:
     (d2m-dst-allocate may then read its rhs column-broadcast)."""
     operator = BINARY_OPERATORS[spelling]
     tile_type = next(o for o in (lhs, rhs) if isinstance(o, Block)).tile_type
+    column_vectors = all(isinstance(o, Block) and o.shape[-1] == 1 for o in (lhs, rhs))
 
     def combine(emit_body: Emit, operands: Sequence[SSAValue | Scalar]) -> SSAValue:
         a, b = operands
@@ -269,7 +270,6 @@ def binary(emit: Emit, spelling: str, lhs: Operand, rhs: Operand) -> Block:
             tile_op.attributes[d2m.COLUMN_VECTORS_ATTR] = UnitAttr()
         return tile_op.results[0]
 
-    column_vectors = all(isinstance(o, Block) and o.shape[-1] == 1 for o in (lhs, rhs))
     return elementwise(emit, spelling, (lhs, rhs), combine)
 
 

@@ -388,11 +388,10 @@ def _row_sum_after(loop: scf.ForOp, result: SSAValue, update: _Update, readers: 
     Rewriter.insert_op([empty, row_sum], InsertPoint.after(loop))
     for use in readers:
         use.operation.operands[use.index] = row_sum.res[0]
-    (reader,) = readers if len(readers) == 1 else (None,)
-    if isinstance(reader, Use) and isinstance(reader.operation, GenericOp):
+    if len(readers) == 1 and isinstance(reader := readers[0].operation, GenericOp):
         # the sum's one elementwise reader as its epilogue, as d2m-elementwise-fusion
         # (which ran before this generic existed) fuses one
-        FuseEpilogue().match_and_rewrite(reader.operation, PatternRewriter(reader.operation))
+        FuseEpilogue().match_and_rewrite(reader, PatternRewriter(reader))
 
 
 @dataclass(frozen=True)
