@@ -50,7 +50,9 @@ op family, `CB_DMA_SEMAPHORE_PATTERNS`; the tile ops by one lowering function pe
   `noc_semaphore_set_multicast` of this core's word there; `semaphore_inc` ->
   `noc_semaphore_inc` at the core's NoC address.
 - DST sections: `d2m.acquire/commit/wait/release_dst` -> `tile_regs_*`.
-- Tiles: `memref.store (memref.load %cb_block[..]), %dst[s]` -> `copy_tile`;
+- Tiles: `memref.store (memref.load %cb_block[..]), %dst[s]` -> `copy_tile`; a load
+  through a `d2m.block_view` reads the viewed block's tile, the view's row offset added
+  to the row index (the view itself emits nothing);
   `memref.store %r, %dst[s]` of a tile op -> the kernel-API call computing `%r` into
   slot `s` on the engine d2m-dst-allocate recorded (the op's `engine` property; one
   lowering function per op family, `_TILE_OP_LOWERINGS`), with CB operands and tile
@@ -553,6 +555,9 @@ class _KernelBuilder:
         index = self.tile_index(op.memref, op.indices, builder)
         builder.insert(ttkernel.PackTileOp(source.slot, self.cb(origin.cb), index))
 
+    def block_view(self, op: d2m.BlockViewOp, builder: Builder) -> None:
+        """A view emits nothing: the reads through it add its offset (`tile_index`)."""
+
     def pack_l1_acc(self, op: d2m.PackL1AccOp, builder: Builder) -> None:
         """`d2m.pack_l1_acc` -> `pack_reconfig_l1_acc` of the flag as a uint32_t."""
         flag = op.enable.owner
@@ -565,10 +570,17 @@ class _KernelBuilder:
     def tile_index(
         self, block: SSAValue, indices: Sequence[SSAValue], builder: Builder
     ) -> SSAValue:
-        """The row-major position of tile `indices` in the CB block `block` (an i32)."""
+        """The row-major position of tile `indices` in the CB block `block` (an i32); in
+        the block a `d2m.block_view` views, its rows shifted by the view's offset."""
+        positions = [self.value(i) for i in indices]
+        view = block.owner
+        if isinstance(view, d2m.BlockViewOp):
+            block = view.source
+            offset = _i32(builder, view.row_offset)
+            positions[-2] = builder.insert(arith.AddiOp(positions[-2], offset)).result
         block_type = block.type
         assert isinstance(block_type, MemRefType)
-        return _linearize(builder, [self.value(i) for i in indices], block_type.get_shape())
+        return _linearize(builder, positions, block_type.get_shape())
 
     def out_cb(self, fallback: SSAValue) -> SSAValue:
         return self.section_out_cb if self.section_out_cb is not None else fallback
@@ -1065,6 +1077,7 @@ _HANDLERS: dict[type[Operation], Callable[[_KernelBuilder, Operation, Builder], 
     memref.LoadOp: _KernelBuilder.load,
     memref.StoreOp: _KernelBuilder.store,
     d2m.PackL1AccOp: _KernelBuilder.pack_l1_acc,
+    d2m.BlockViewOp: _KernelBuilder.block_view,
 }  # type: ignore[dict-item]
 
 

@@ -674,6 +674,83 @@ class StoreOp(IRDLOperation):
             )
 
 
+@irdl_op_definition
+class BlockViewOp(IRDLOperation):
+    """Tile rows `start` to `stop` (exclusive) of a block a compute thread waited for,
+    along its second-to-last dim, the other dims whole (the DSL's `blk[:, 2:4]`):
+
+        %v = d2m.block_view %k rows(0, 4) : tensor<1x8x2x!tile> -> tensor<1x4x2x!tile>
+
+    A read-only view of the CB's front, no copy: its tile (b, r, c) is the source's
+    (b, r + start, c). Tiles of a block are row-major, so each batch's rows are one run
+    of tiles at an offset; convert-d2m-to-ttkernel adds it to the tile index of every
+    read (`copy_tile`, `matmul_tiles`, the binary and reduce calls). Its source is the
+    result of `d2m.wait` (a tensor before d2m-bufferize, the L1 block after), never of
+    a `d2m.reserve` (the packer writes whole blocks) or a computed value, and it lives
+    in a compute thread."""
+
+    name = "d2m.block_view"
+
+    source = operand_def(TensorType | MemRefType)
+    start = prop_def(IntegerAttr[I64])
+    stop = prop_def(IntegerAttr[I64])
+    result = result_def(TensorType | MemRefType)
+
+    assembly_format = (
+        "$source `rows` `(` $start `,` $stop `)` attr-dict `:` type($source) `->` type($result)"
+    )
+    traits = traits_def(Pure())
+
+    def __init__(self, source: SSAValue, start: int, stop: int, result_type: Attribute):
+        super().__init__(
+            operands=[source],
+            properties={"start": IntegerAttr(start, 64), "stop": IntegerAttr(stop, 64)},
+            result_types=[result_type],
+        )
+
+    @property
+    def row_offset(self) -> int:
+        return self.start.value.data
+
+    def verify_(self) -> None:
+        source, result = self.source.type, self.result.type
+        start, stop = self.start.value.data, self.stop.value.data
+        if type(source) is not type(result) or _element_type(source) != _element_type(result):
+            raise VerifyException(
+                f"views a block as a block of the same kind and tiles, but maps {source} to {result}."
+            )
+        if isinstance(source, MemRefType) and isinstance(result, MemRefType) and (
+            source.memory_space != result.memory_space
+        ):
+            raise VerifyException(f"views {source} as {result}, in another memory space.")
+        shape = _shape(source)
+        if len(shape) < 2:
+            raise VerifyException(f"views tile rows of a block of rank >= 2, but got {source}.")
+        if not 0 <= start < stop <= shape[-2]:
+            raise VerifyException(
+                f"views tile rows {start} to {stop} of a block with {shape[-2]} tile rows; "
+                f"they need 0 <= start < stop <= {shape[-2]}."
+            )
+        expected = (*shape[:-2], stop - start, shape[-1])
+        if _shape(result) != expected:
+            raise VerifyException(
+                f"views {stop - start} tile rows of {source}, so its result has shape "
+                f"{'x'.join(map(str, expected))}, but it is {result}."
+            )
+        if not isinstance(self.source.owner, WaitOp):
+            raise VerifyException(
+                "views a block taken with d2m.wait (a CB's front), but its source is not one."
+            )
+        if thread_of(self) == ThreadType.DATAMOVEMENT:
+            raise VerifyException("is a compute thread's view; data movement moves whole blocks.")
+
+
+def viewed_block(block: SSAValue) -> SSAValue:
+    """The block `block` is a `d2m.block_view` of, else `block` itself: what the passes
+    tracing an operand to its CB look at."""
+    return block.owner.source if isinstance(block.owner, BlockViewOp) else block
+
+
 # ------------------------------------------------------------------------- tile ops
 
 
@@ -1459,6 +1536,7 @@ D2M = Dialect(
         PopOp,
         PushOp,
         StoreOp,
+        BlockViewOp,
         TileAddOp,
         TileSubOp,
         TileMulOp,

@@ -1258,7 +1258,12 @@ class ThreadCompiler:
         entered: list[Acquisition] = []
         for item in node.items:
             value = self.evaluate(item.context_expr)
-            if not isinstance(value, Block) or value.acquisition is None or value.acquisition in entered:
+            if (
+                not isinstance(value, Block)
+                or value.acquisition is None
+                or value.acquisition in entered
+                or value.view_start is not None
+            ):
                 raise self.source.error(
                     item.context_expr,
                     f"`with` takes cb.wait() or cb.reserve(), not `{ast.unparse(item.context_expr)}`",
@@ -1385,6 +1390,8 @@ class ThreadCompiler:
     def subscript(self, receiver: object, index: ast.expr) -> object:
         if isinstance(receiver, api.TensorAccessor):
             return self.accessor_block(receiver, index)
+        if isinstance(receiver, Block):
+            return self.block_view(receiver, index)
         if is_runtime(receiver):
             raise DSLError(
                 f"{_describe(receiver)} cannot be indexed",
@@ -1436,6 +1443,71 @@ class ThreadCompiler:
                     "accessor indices count tiles (32x32), not elements",
                 )
         return AccessorBlock(accessor, tuple(offsets), tuple(extents))
+
+    def block_view(self, block: Block, index: ast.expr) -> Block:
+        """`blk[:, a:b]`: tile rows a..b-1 (second-to-last dim) of a block from
+        cb.wait(), the other dims whole, as a `d2m.block_view` (docs/dsl.md)."""
+        self._require_compute("a view of a block (blk[:, a:b])")
+        hint = "view tile rows of a block from cb.wait(): `blk[:, a:b]`, a and b compile-time tile counts"
+        acquisition = block.acquisition
+        if acquisition is None:
+            raise DSLError("only blocks from cb.wait() can be viewed, not a computed value", hint)
+        if acquisition.kind == "reserve":
+            raise DSLError(
+                f"only blocks from cb.wait() can be viewed, not a block from "
+                f"{acquisition.cb.name}.reserve() (the packer writes whole blocks)", hint,
+            )
+        if acquisition.read_back:
+            raise DSLError(
+                f"only blocks from cb.wait() can be viewed, not the value this thread pushed to "
+                f"{acquisition.cb.name} and took back (it is not read from the CB)", hint,
+            )
+        items = index.elts if isinstance(index, ast.Tuple) else [index]
+        rank, row_dim = len(block.tile_shape), len(block.tile_shape) - 2
+        if len(items) > rank:
+            raise DSLError(f"the block has {rank} dims, but is indexed with {len(items)}", hint)
+        start, stop = 0, block.tile_shape[row_dim]
+        for dim, item in enumerate(items):
+            extent = block.tile_shape[dim]
+            if not isinstance(item, ast.Slice):
+                raise self.source.error(
+                    item, f"block views take slices, not the index `{ast.unparse(item)}`",
+                    "one tile row r is the slice r:r+1; " + hint,
+                )
+            if item.step is not None and self.evaluate(item.step) != 1:
+                raise self.source.error(item, "block views take no step", hint)
+            bounds = [
+                default if node is None else self.evaluate(node)
+                for node, default in ((item.lower, 0), (item.upper, extent))
+            ]
+            if any(is_runtime(b) or not isinstance(b, int) or isinstance(b, bool) for b in bounds):
+                raise self.source.error(
+                    item, f"block view bounds must be compile-time ints, got `{ast.unparse(item)}`",
+                    "a view is a fixed tile offset into the CB block; branch on a run-time value "
+                    "instead (`for _ in range(n)` with n 0 or 1)",
+                )
+            if dim != row_dim:
+                if bounds != [0, extent]:
+                    raise self.source.error(
+                        item, f"block views slice only the tile rows (dim {row_dim} of "
+                        f"{_describe(block)}); dim {dim} must be whole (`:`)", hint,
+                    )
+                continue
+            start, stop = bounds
+            if not 0 <= start < stop <= extent:
+                raise self.source.error(
+                    item, f"tile rows {start}:{stop} are empty or outside the block's {extent} tile "
+                    f"rows ({_describe(block)}: view bounds count tiles, not elements)",
+                    f"use 0 <= a < b <= {extent}",
+                )
+        if (start, stop) == (0, block.tile_shape[row_dim]):
+            return block
+        offset = block.view_start or 0
+        source = acquisition.ops[0].results[0]
+        tiles = (*block.tile_shape[:row_dim], stop - start, block.tile_shape[-1])
+        view_type = TensorType(block.tile_type, tiles)
+        view = self.emit(d2m.BlockViewOp(source, offset + start, offset + stop, view_type))
+        return Block(view.results[0], logical_shape(tiles), acquisition, view_start=offset + start)
 
     def _tile_index(self, value: object, node: ast.AST) -> int | Index:
         is_count = isinstance(value, int) and not isinstance(value, bool) and value >= 0

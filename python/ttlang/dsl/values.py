@@ -77,11 +77,14 @@ class Block:
     `shape` is the logical shape: leading (batch) dims are counts, the last two are
     elements, each a multiple of 32 or 1 (the reduced axis of a reduction result).
     `acquisition` is the wait/reserve the block came from, None for computed blocks.
+    `view_start` is set on a view of a waited-for block (`blk[:, a:b]`, a
+    `d2m.block_view`): the first tile row of the block it shows.
     """
 
     value: SSAValue
     shape: tuple[int, ...]
     acquisition: Acquisition | None = field(default=None, compare=False)
+    view_start: int | None = field(default=None, compare=False)
 
     @property
     def tile_type(self) -> TileType:

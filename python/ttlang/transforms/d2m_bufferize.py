@@ -2,7 +2,8 @@
 
 After this pass no tensor is left in a compute region. `d2m.wait`/`d2m.reserve`
 return their CB's L1 block (as compute sees it, `d2m.unpacked_block`: a bfp8_b CB's
-block as bf16 tiles), and every `linalg.generic` writes a block:
+block as bf16 tiles), a `d2m.block_view` of one views that L1 block (rows of the
+memref, same offset), and every `linalg.generic` writes a block:
 
 - a generic whose only use is `d2m.store` into a block reserved before it writes that
   block directly (the store disappears: no copy);
@@ -205,7 +206,8 @@ class DropUnchangedCarriedBlocks(RewritePattern):
         results = list(loop.results)
         for i in unchanged:
             value = inits[i]
-            if isinstance(value.owner, d2m.WaitOp | d2m.ReserveOp) and op.results[i].uses:
+            block = d2m.viewed_block(value).owner
+            if isinstance(block, d2m.WaitOp | d2m.ReserveOp) and op.results[i].uses:
                 # A CB's block: the program may release it before the loop result's
                 # last use, which the carried copy outlived; copy it once instead.
                 empty = tensor.EmptyOp([], value.type)
@@ -286,6 +288,17 @@ class BufferizeCBBlock(RewritePattern):
     def match_and_rewrite(self, op: d2m.WaitOp | d2m.ReserveOp, rewriter: PatternRewriter) -> None:
         if isinstance(op.result.type, TensorType) and compute_entry(op) is not None:
             rewriter.replace(op, type(op)(op.cb, d2m.unpacked_block(_cb_block_type(op.cb))))
+
+
+class BufferizeBlockView(RewritePattern):
+    """d2m.block_view of a bufferized block -> a view of that L1 block."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: d2m.BlockViewOp, rewriter: PatternRewriter) -> None:
+        source, result = op.source.type, op.result.type
+        if isinstance(result, TensorType) and isinstance(source, MemRefType):
+            view_type = MemRefType(source.element_type, result.get_shape(), memory_space=source.memory_space)
+            rewriter.replace(op, d2m.BlockViewOp(op.source, op.start.value.data, op.stop.value.data, view_type))
 
 
 class BufferizeGeneric(RewritePattern):
@@ -384,6 +397,7 @@ class D2MBufferize(ModulePass):
             GreedyRewritePatternApplier(
                 [
                     BufferizeCBBlock(),
+                    BufferizeBlockView(),
                     BufferizeGeneric(),
                     CopyStoredBlock(),
                     EraseUnusedEmptyTensor(),

@@ -109,7 +109,8 @@ def _reads_from_dst(arg: BlockArgument) -> bool:
 def _inputs_stay_readable(producer: GenericOp, consumer: GenericOp) -> bool:
     """Whether no CB block `producer` reads is popped before `consumer`, which will read
     it in the producer's stead."""
-    cbs = {v.owner.cb for v in producer.inputs if isinstance(v.owner, d2m.WaitOp)}
+    blocks = [d2m.viewed_block(v).owner for v in producer.inputs]
+    cbs = {block.cb for block in blocks if isinstance(block, d2m.WaitOp)}
     between = producer.next_op
     while between is not None and between is not consumer:
         if any(isinstance(op, d2m.PopOp) and op.cb in cbs for op in between.walk()):

@@ -345,10 +345,9 @@ def _next_generic(op: GenericOp) -> GenericOp | None:
 
 
 def _blocks(values: Sequence[SSAValue]) -> set[SSAValue]:
-    """The blocks `values`, and the CBs they are taken from."""
-    return set(values) | {
-        v.owner.cb for v in values if isinstance(v.owner, d2m.WaitOp | d2m.ReserveOp)
-    }
+    """The blocks `values` (the blocks views view), and the CBs they are taken from."""
+    blocks = {d2m.viewed_block(v) for v in values}
+    return blocks | {b.owner.cb for b in blocks if isinstance(b.owner, d2m.WaitOp | d2m.ReserveOp)}
 
 
 def _first_section_math(generic: GenericOp) -> float:

@@ -503,3 +503,75 @@ func.func @pack_l1_acc_in_datamovement(%in: !dram) {
   }
   return
 }
+
+// -----
+
+!tile = !ttcore.tile<32x32, bf16>
+!cb = !d2m.cb<memref<1x8x2x!tile, #ttcore.memory_space<l1>>>
+func.func @view_rows_outside(%cb: !cb) {
+  %k = d2m.wait %cb : !cb -> tensor<1x8x2x!tile>
+  // expected-error @+1 {{views tile rows 6 to 10 of a block with 8 tile rows; they need 0 <= start < stop <= 8.}}
+  %v = d2m.block_view %k rows(6, 10) : tensor<1x8x2x!tile> -> tensor<1x4x2x!tile>
+  return
+}
+
+// -----
+
+!tile = !ttcore.tile<32x32, bf16>
+!cb = !d2m.cb<memref<1x8x2x!tile, #ttcore.memory_space<l1>>>
+func.func @view_empty(%cb: !cb) {
+  %k = d2m.wait %cb : !cb -> tensor<1x8x2x!tile>
+  // expected-error @+1 {{views tile rows 3 to 3 of a block with 8 tile rows}}
+  %v = d2m.block_view %k rows(3, 3) : tensor<1x8x2x!tile> -> tensor<1x0x2x!tile>
+  return
+}
+
+// -----
+
+!tile = !ttcore.tile<32x32, bf16>
+!cb = !d2m.cb<memref<1x8x2x!tile, #ttcore.memory_space<l1>>>
+func.func @view_wrong_shape(%cb: !cb) {
+  %k = d2m.wait %cb : !cb -> tensor<1x8x2x!tile>
+  // expected-error @+1 {{views 4 tile rows of tensor<1x8x2x!ttcore.tile<32x32, bf16>>, so its result has shape 1x4x2, but it is tensor<1x4x1x!ttcore.tile<32x32, bf16>>.}}
+  %v = d2m.block_view %k rows(0, 4) : tensor<1x8x2x!tile> -> tensor<1x4x1x!tile>
+  return
+}
+
+// -----
+
+!tile = !ttcore.tile<32x32, bf16>
+!cb = !d2m.cb<memref<1x8x2x!tile, #ttcore.memory_space<l1>>>
+func.func @view_tensor_as_memref(%cb: !cb) {
+  %k = d2m.wait %cb : !cb -> tensor<1x8x2x!tile>
+  // expected-error @+1 {{views a block as a block of the same kind and tiles}}
+  %v = d2m.block_view %k rows(0, 4) : tensor<1x8x2x!tile> -> memref<1x4x2x!tile, #ttcore.memory_space<l1>>
+  return
+}
+
+// -----
+
+!tile = !ttcore.tile<32x32, bf16>
+!cb = !d2m.cb<memref<1x8x2x!tile, #ttcore.memory_space<l1>>>
+func.func @view_of_reserved(%cb: !cb) {
+  %k = d2m.reserve %cb : !cb -> tensor<1x8x2x!tile>
+  // expected-error @+1 {{views a block taken with d2m.wait (a CB's front), but its source is not one.}}
+  %v = d2m.block_view %k rows(0, 4) : tensor<1x8x2x!tile> -> tensor<1x4x2x!tile>
+  return
+}
+
+// -----
+
+!tile = !ttcore.tile<32x32, bf16>
+!dram = memref<1x8x2x!tile, #ttcore.memory_space<dram>>
+!cb = !d2m.cb<memref<1x8x2x!tile, #ttcore.memory_space<l1>>>
+!l1 = memref<1x8x2x!tile, #ttcore.memory_space<l1>>
+func.func @view_in_data_movement(%k: !dram) {
+  d2m.generic {grid = #ttcore.grid<1x1>, block_factors = [1, 1, 1], threads = [#d2m.thread<datamovement>]} ins(%k : !dram) outs() {
+  ^bb0(%k_cb: !cb):
+    %b = d2m.wait %k_cb : !cb -> !l1
+    // expected-error @+1 {{is a compute thread's view; data movement moves whole blocks.}}
+    %v = d2m.block_view %b rows(0, 4) : !l1 -> memref<1x4x2x!tile, #ttcore.memory_space<l1>>
+    d2m.pop %k_cb : !cb
+  }
+  return
+}

@@ -211,11 +211,92 @@ def power_operator():
     compile_with(body)
 
 
-@bad(KernelError, "cannot be indexed")
+@bad(KernelError, "block views take slices", "r:r+1")
 def indexing_a_block():
     def body(x_cb, y_cb, out_cb):
         with x_cb.wait() as a, y_cb.wait() as b, out_cb.reserve() as o:
             o.store(a[0])  # <- indexing_a_block
+
+    compile_with(body)
+
+
+# ====================================================================== block views
+# x's block is 2x2 tiles: its tile rows are dim 0.
+
+
+def view_in_compute(view):
+    """The default compute body with `view(a)` taken from x's block (or `o`'s)."""
+
+    def body(x_cb, y_cb, out_cb):
+        with x_cb.wait() as a, y_cb.wait() as b, out_cb.reserve() as o:
+            view(a, o)
+            o.store(a + a)
+
+    compile_with(body)
+
+
+@bad(KernelError, "compile-time ints", "range(n)")
+def view_runtime_bound():
+    def body(x_cb, y_cb, out_cb):
+        with x_cb.wait() as a, y_cb.wait() as b, out_cb.reserve() as o:
+            for i in range(2):
+                half = a[i : i + 1]  # <- view_runtime_bound
+            o.store(a + a)
+
+    compile_with(body)
+
+
+@bad(KernelError, "tile rows 0:3", "outside the block's 2 tile rows", "count tiles")
+def view_out_of_bounds():
+    view_in_compute(lambda a, o: a[0:3])  # <- view_out_of_bounds
+
+
+@bad(KernelError, "tile rows 1:1 are empty")
+def view_empty():
+    view_in_compute(lambda a, o: a[1:1])  # <- view_empty
+
+
+@bad(KernelError, "block views take no step")
+def view_step():
+    view_in_compute(lambda a, o: a[0:2:2])  # <- view_step
+
+
+@bad(KernelError, "slice only the tile rows", "dim 1 must be whole")
+def view_of_columns():
+    view_in_compute(lambda a, o: a[:, 0:1])  # <- view_of_columns
+
+
+@bad(KernelError, "the block has 2 dims, but is indexed with 3")
+def view_too_many_indices():
+    view_in_compute(lambda a, o: a[:, :, 0:1])  # <- view_too_many_indices
+
+
+@bad(KernelError, "only blocks from cb.wait() can be viewed", "out_cb.reserve()")
+def view_of_reserved_block():
+    view_in_compute(lambda a, o: o[0:1])  # <- view_of_reserved_block
+
+
+@bad(KernelError, "only blocks from cb.wait() can be viewed", "computed value")
+def view_of_computed_block():
+    view_in_compute(lambda a, o: (a + a)[0:1])  # <- view_of_computed_block
+
+
+@bad(KernelError, "@compute() thread")
+def view_in_data_movement():
+    def reader(x_cb, y_cb, x_acc, y_acc):
+        default_reader(x_cb, y_cb, x_acc, y_acc)
+        with x_cb.wait() as blk:
+            top = blk[0:1]  # <- view_in_data_movement
+
+    compile_with(reader_body=reader)
+
+
+@bad(KernelError, "`with` takes cb.wait() or cb.reserve()")
+def with_a_view():
+    def body(x_cb, y_cb, out_cb):
+        with x_cb.wait() as a, y_cb.wait() as b, out_cb.reserve() as o:
+            with a[0:1] as top:  # <- with_a_view
+                o.store(a + a)
 
     compile_with(body)
 

@@ -42,6 +42,8 @@ func.func @k(%in: !dram, %out: !dram) {
     %from_dst = memref.load %dst[%c0] : memref<8x!tile, #ttcore.memory_space<dst>>
     %e = d2m.tile_exp %from_dst : !tile
     %m = d2m.tile_mul %from_cb, %from_dst : !tile
+    %rows = d2m.block_view %x rows(1, 2) : !l1 -> memref<1x2x!tile, #ttcore.memory_space<l1>>
+    %from_view = memref.load %rows[%c0, %c0] : memref<1x2x!tile, #ttcore.memory_space<l1>>
   }
   return
 }
@@ -84,3 +86,11 @@ def test_tile_origins_through_loads_and_generic_arguments():
     assert operand_origins(mul) == [CBBlock(wait), DstRegister(acquire)]
     (exp,) = ops[d2m.TileExpOp]
     assert tile_origin(exp.result) is None  # computed: it lives where it is stored
+
+
+def test_a_view_lives_in_the_block_it_views():
+    _, ops = _ops()
+    (wait,), (view,) = ops[d2m.WaitOp], ops[d2m.BlockViewOp]
+    assert memref_origin(view.result) == CBBlock(wait)
+    (_, _, view_load) = ops[memref.LoadOp]
+    assert tile_origin(view_load.res) == CBBlock(wait)

@@ -374,6 +374,51 @@ func.func @carried_unchanged_cb_block(%in: !dram, %out: !dram) {
   return
 }
 
+// A view of a waited-for block (`blk[1:3]`) becomes a view of its L1 block. Carried
+// unchanged by a loop, it is a CB's block too: the loop reads the view in place and
+// the result is a copy of it made right after the loop, before the CB's pop.
+// CHECK-LABEL: func.func @carried_unchanged_view
+// CHECK:      %[[IN:.*]] = d2m.wait %in_cb : {{.*}} -> memref<4x2x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<l1>>
+// CHECK-NEXT: %[[V:.*]] = d2m.block_view %[[IN]] rows(1, 3) : memref<4x2x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<l1>> -> memref<2x2x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<l1>>
+// CHECK:      scf.for
+// CHECK:        linalg.generic {{.*}} ins(%[[V]] : {{.*}})
+// CHECK:          d2m.tile_exp
+// CHECK:      %[[COPY:.*]] = memref.alloc()
+// CHECK-NEXT: linalg.generic {{.*}} ins(%[[V]] : {{.*}}) outs(%[[COPY]] : {{.*}})
+// CHECK:      d2m.pop %in_cb
+// CHECK-NEXT: %[[OUT:.*]] = d2m.reserve %out_cb
+// CHECK-NEXT: linalg.generic {{.*}} ins(%[[COPY]] : {{.*}}) outs(%[[OUT]] : {{.*}})
+func.func @carried_unchanged_view(%in: memref<4x2x!tile, #ttcore.memory_space<dram>>, %out: !dram) {
+  d2m.generic {grid = #ttcore.grid<1x1>, block_factors = [1, 1], threads = [#d2m.thread<compute>]} ins(%in : memref<4x2x!tile, #ttcore.memory_space<dram>>) outs(%out : !dram) {
+  ^bb0(%in_cb: !d2m.cb<memref<4x2x!tile, #ttcore.memory_space<l1>>>, %out_cb: !cb):
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c4 = arith.constant 4 : index
+    %x = d2m.wait %in_cb : !d2m.cb<memref<4x2x!tile, #ttcore.memory_space<l1>>> -> tensor<4x2x!tile>
+    %xv = d2m.block_view %x rows(1, 3) : tensor<4x2x!tile> -> !t
+    %kept = scf.for %k = %c0 to %c4 step %c1 iter_args(%same = %xv) -> (!t) {
+      %e = tensor.empty() : !t
+      %y = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%same : !t) outs(%e : !t) {
+      ^bb0(%a: !tile, %b: !tile):
+        %r = d2m.tile_exp %a : !tile
+        linalg.yield %r : !tile
+      } -> !t
+      scf.yield %same : !t
+    }
+    d2m.pop %in_cb : !d2m.cb<memref<4x2x!tile, #ttcore.memory_space<l1>>>
+    %o = d2m.reserve %out_cb : !cb -> !t
+    %e2 = tensor.empty() : !t
+    %z = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%kept : !t) outs(%e2 : !t) {
+    ^bb0(%a: !tile, %b: !tile):
+      %r = d2m.tile_recip %a : !tile
+      linalg.yield %r : !tile
+    } -> !t
+    d2m.store %o, %z : !t, !t
+    d2m.push %out_cb : !cb
+  }
+  return
+}
+
 // Two carries the loop swaps (`a, b = b, a`): each next block is a copy of the other
 // carry's current block, and both copies come before either CB pops its current block
 // (the second copy reads the block the first CB's pop would release).

@@ -168,6 +168,33 @@ func.func @popped_input(%cb: !d2m.cb<memref<2x2x!tile, #ttcore.memory_space<l1>>
   return %s : !t
 }
 
+// The same through a view: the producer reads rows of the popped block.
+// CHECK-LABEL: func.func @popped_view
+// CHECK:      d2m.block_view
+// CHECK:      linalg.generic
+// CHECK:      d2m.tile_exp
+// CHECK:      d2m.pop
+// CHECK:      linalg.generic
+// CHECK:      d2m.tile_add_scalar
+func.func @popped_view(%cb: !d2m.cb<memref<4x2x!tile, #ttcore.memory_space<l1>>>) -> !t {
+  %x = d2m.wait %cb : !d2m.cb<memref<4x2x!tile, #ttcore.memory_space<l1>>> -> tensor<4x2x!tile>
+  %xv = d2m.block_view %x rows(2, 4) : tensor<4x2x!tile> -> !t
+  %e0 = tensor.empty() : !t
+  %e = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%xv : !t) outs(%e0 : !t) {
+  ^bb0(%a: !tile, %o: !tile):
+    %r = d2m.tile_exp %a : !tile
+    linalg.yield %r : !tile
+  } -> !t
+  d2m.pop %cb : !d2m.cb<memref<4x2x!tile, #ttcore.memory_space<l1>>>
+  %e1 = tensor.empty() : !t
+  %s = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%e : !t) outs(%e1 : !t) {
+  ^bb0(%a: !tile, %o: !tile):
+    %r = d2m.tile_add_scalar %a, 1.0 : !tile
+    linalg.yield %r : !tile
+  } -> !t
+  return %s : !t
+}
+
 // An elementwise producer of an epilogue input fuses into the epilogue.
 // CHECK-LABEL: func.func @epilogue_producer
 // CHECK:      ^bb0(%[[P:.*]]: !ttcore.tile<32x32, bf16>, %[[Q:.*]]: !ttcore.tile<32x32, bf16>, %[[C:.*]]: !ttcore.tile<32x32, bf16>, %[[ACC:.*]]: !ttcore.tile<32x32, bf16>):

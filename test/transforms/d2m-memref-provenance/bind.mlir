@@ -199,3 +199,34 @@ func.func @wait_at_first_reader(%da: !dram, %db: !dram, %dout: !dram) {
   }
   return
 }
+
+// A view of a waited-for block is a CB front like the block: the matmul reads rows 2..3
+// of a's 4x2-tile block, and its temporary result is bound to a CB as usual.
+// CHECK-LABEL: func.func @view_operand
+// CHECK:      %[[A:.*]] = d2m.wait %a_cb
+// CHECK-NEXT: %[[V:.*]] = d2m.block_view %[[A]] rows(2, 4)
+// CHECK:      %[[T:.*]] = d2m.reserve %{{[0-9]+}}
+// CHECK-NEXT: linalg.generic {{.*}} ins(%[[V]], %b : {{.*}}) outs(%[[T]] : {{.*}})
+// CHECK-NOT:  memref.alloc
+func.func @view_operand(%da: memref<4x2x!tile, #ttcore.memory_space<dram>>, %db: !dram, %dout: !dram) {
+  d2m.generic {grid = #ttcore.grid<1x1>, block_factors = [1, 1], threads = [#d2m.thread<compute>]} ins(%da, %db : memref<4x2x!tile, #ttcore.memory_space<dram>>, !dram) outs(%dout : !dram) {
+  ^bb0(%a_cb: !d2m.cb<memref<4x2x!tile, #ttcore.memory_space<l1>>>, %b_cb: !cb, %out_cb: !cb):
+    %a = d2m.wait %a_cb : !d2m.cb<memref<4x2x!tile, #ttcore.memory_space<l1>>> -> memref<4x2x!tile, #ttcore.memory_space<l1>>
+    %av = d2m.block_view %a rows(2, 4) : memref<4x2x!tile, #ttcore.memory_space<l1>> -> !l1
+    %b = d2m.wait %b_cb : !cb -> !l1
+    %o = d2m.reserve %out_cb : !cb -> !l1
+    %ab = memref.alloc() : !l1
+    linalg.generic {indexing_maps = [#mk, #kn, #mn], iterator_types = ["parallel", "parallel", "reduction"]} ins(%av, %b : !l1, !l1) outs(%ab : !l1) {
+    ^bb0(%x: !tile, %y: !tile, %acc: !tile):
+      %r = d2m.tile_matmul %x, %y, %acc : !tile, !tile
+      linalg.yield %r : !tile
+    }
+    linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%ab : !l1) outs(%o : !l1) {
+    ^bb0(%x: !tile, %y: !tile):
+      %r = d2m.tile_exp %x : !tile
+      linalg.yield %r : !tile
+    }
+    d2m.push %out_cb : !cb
+  }
+  return
+}

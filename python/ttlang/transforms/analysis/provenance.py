@@ -8,6 +8,9 @@ Every memref a tile op reads or writes in a compute region comes from one of:
   and d2m-memref-provenance has not bound to a CB yet);
 - DST, `d2m.acquire_dst`.
 
+A `d2m.block_view` (tile rows of a waited-for block) has the origin of the block it
+views; the conversion adds its row offset to the tile indices.
+
 `memref_origin` answers for a memref value, `tile_origin` for a tile value (through the
 `memref.load` that read it, or the `linalg.generic` operand a body argument stands
 for). Passes use it instead of guessing ("the first load in the function"): each
@@ -69,8 +72,9 @@ Origin = CBBlock | IntermediateBuffer | DstRegister
 
 def memref_origin(value: SSAValue) -> Origin | None:
     """Where the memref `value` lives, or None when it has none of the known origins
-    (a kernel argument, a block argument, an op this analysis does not trace)."""
-    owner = value.owner
+    (a kernel argument, a block argument, an op this analysis does not trace). A
+    `d2m.block_view` lives in the block it views."""
+    owner = d2m.viewed_block(value).owner
     if isinstance(owner, d2m.WaitOp | d2m.ReserveOp):
         return CBBlock(owner)
     if isinstance(owner, memref.AllocOp):
