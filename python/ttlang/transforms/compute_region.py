@@ -60,7 +60,7 @@ def last_user(value: SSAValue, block: Block, default: Operation) -> Operation:
     )
 
 
-def _cb_ops_between(first: Operation, last: Operation, cb: SSAValue) -> list[Operation]:
+def cb_ops_between(first: Operation, last: Operation, cb: SSAValue) -> list[Operation]:
     """The ops strictly between `first` and `last` (one block) that use `cb`, nested
     ops included."""
     found: list[Operation] = []
@@ -80,7 +80,7 @@ def block_writer(wait: d2m.WaitOp) -> GenericOp | None:
         if isinstance(op, GenericOp) and op.outputs:
             reserve = op.outputs[0].owner
             if isinstance(reserve, d2m.ReserveOp) and reserve.cb is wait.cb:
-                between = _cb_ops_between(op, wait, wait.cb)
+                between = cb_ops_between(op, wait, wait.cb)
                 pushes = [o for o in between if isinstance(o, d2m.PushOp)]
                 return op if len(between) == 1 and len(pushes) == 1 else None
         op = op.prev_op

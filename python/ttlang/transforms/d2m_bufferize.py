@@ -58,6 +58,21 @@ becomes (before bufferization proper)
     }
     %acc = d2m.wait %carry_cb ... d2m.pop %carry_cb (after the last use)
 
+A loop whose init is the result of the loop streamed just before it (that loop's final
+`d2m.wait`, read by nothing else) streams the block on through the same CB: its front
+holds the block already, so there is no final wait, copy into a new CB, or pop between
+the loops (FlashAttention's causal steps in runtime-count loops `for _ in range(n)`,
+n 0 or 1, hand m, l and acc from loop to loop):
+
+    %a = scf.for ... iter_args(%x = %init) { ... }     // streamed through %cb
+    %b = scf.for ... iter_args(%y = %a) { ... }
+
+becomes
+
+    scf.for ... { %x = d2m.wait %cb ; %n = d2m.reserve %cb ; ... push, pop }
+    scf.for ... { %y = d2m.wait %cb ; %m = d2m.reserve %cb ; ... push, pop }
+    %b = d2m.wait %cb ... d2m.pop %cb (after the last use)
+
 Nested loops carrying blocks are streamed outermost first: the inner loop's result
 is then an ordinary value of the outer body, copied into the outer CB's next block
 before the inner CB's final block is popped.
@@ -99,7 +114,7 @@ from xdsl.dialects import memref, scf, tensor
 from xdsl.dialects.builtin import AffineMapAttr, MemRefType, ModuleOp, TensorType
 from xdsl.dialects.linalg import attrs as linalg_attrs
 from xdsl.dialects.linalg import ops as linalg
-from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineMap
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
@@ -115,6 +130,7 @@ from ttlang.dialects import d2m
 from ttlang.dialects.ttcore import MemorySpace, MemorySpaceAttr
 from ttlang.transforms.compute_region import (
     ancestor_in_block,
+    cb_ops_between,
     compute_entry,
     declare_local_cb,
     last_user,
@@ -238,19 +254,25 @@ class StreamLoopCarriedBlocks(RewritePattern):
         assert isinstance(yield_op, scf.YieldOp)
         cbs: list[SSAValue] = []
         followings: list[SSAValue] = []
+        handed_over: list[tuple[d2m.WaitOp, d2m.PopOp]] = []
         for init, carried in zip(op.iter_args, body.args[1:]):
-            cb = declare_local_cb(op, l1_block_type(carried.type), CARRY_CB_BUFFERS)
+            chained = _streamed_before(init, carried.type, op)
+            if chained is not None:  # its front holds the init already: keep streaming
+                handed_over.append(chained)
+                cb = chained[0].cb
+            else:
+                cb = declare_local_cb(op, l1_block_type(carried.type), CARRY_CB_BUFFERS)
+                # Reserve before the init is computed, so that it is computed in place.
+                init_owner = init.owner
+                first = (
+                    init_owner
+                    if isinstance(init_owner, Operation) and init_owner.parent_block() is block
+                    else op
+                )
+                reserve = rewriter.insert(d2m.ReserveOp(cb, carried.type), InsertPoint.before(first))
+                rewriter.insert(d2m.StoreOp(reserve.result, init), InsertPoint.before(op))
+                rewriter.insert(d2m.PushOp(cb), InsertPoint.before(op))
             cbs.append(cb)
-            # Reserve before the init is computed, so that it is computed in place.
-            init_owner = init.owner
-            first = (
-                init_owner
-                if isinstance(init_owner, Operation) and init_owner.parent_block() is block
-                else op
-            )
-            reserve = rewriter.insert(d2m.ReserveOp(cb, carried.type), InsertPoint.before(first))
-            rewriter.insert(d2m.StoreOp(reserve.result, init), InsertPoint.before(op))
-            rewriter.insert(d2m.PushOp(cb), InsertPoint.before(op))
             # Each iteration: the current block in, the next block out.
             current = d2m.WaitOp(cb, carried.type)
             following = d2m.ReserveOp(cb, carried.type)
@@ -278,6 +300,33 @@ class StreamLoopCarriedBlocks(RewritePattern):
             rewriter.replace_all_uses_with(result, final.result)
             rewriter.insert(d2m.PopOp(cb), InsertPoint.after(final_user))
         rewriter.erase(op)
+        for wait, pop in handed_over:
+            rewriter.erase(pop)
+            rewriter.erase(wait)
+
+
+def _streamed_before(
+    init: SSAValue, carried_type: Attribute, loop: scf.ForOp
+) -> tuple[d2m.WaitOp, d2m.PopOp] | None:
+    """When `init` is the result of a loop streamed just before `loop` (the final
+    `d2m.wait` of its carry CB, read by nothing but `loop`, the CB untouched until its
+    pop right after `loop`): that wait and pop. `loop` then streams the block on
+    through the same CB, whose front holds it, instead of copying it into a new one."""
+    wait = init.owner
+    if not isinstance(wait, d2m.WaitOp) or not isinstance(wait.cb.owner, d2m.LocalCBOp):
+        return None
+    cb_type = wait.cb.type
+    assert isinstance(cb_type, d2m.CBType) and isinstance(carried_type, TensorType)
+    if cb_type.block != l1_block_type(carried_type) or len(list(init.uses)) != 1:
+        return None
+    if wait.parent_block() is not loop.parent_block() or cb_ops_between(wait, loop, wait.cb):
+        return None
+    pop = loop.next_op
+    while pop is not None and not (isinstance(pop, d2m.PopOp) and pop.cb is wait.cb):
+        pop = pop.next_op
+    if pop is None or cb_ops_between(loop, pop, wait.cb):
+        return None
+    return wait, pop
 
 
 class BufferizeCBBlock(RewritePattern):

@@ -37,6 +37,34 @@ block: it is filled once per section, into tile 0 of its slot (index `s * n`), a
 every read of it (ops using it, the packs of a fill generic) loads that tile, unless
 an op using it writes its slot (in place): then it is filled per tile.
 
+Fill generics (no inputs, all-parallel, the body one `d2m.tile_fill` yielded into every
+output) that follow each other in a block, with only `d2m.reserve`s between them, share
+one section whatever their subblocks: the reserves move before the first (a reserve
+waits only for space its consumer frees, and no push or pop is passed), each distinct
+value is filled once into a DST tile of its own (+0.0 first, where
+ttkernel-drop-zero-fills erases it: DST starts cleared) and every output block is
+packed from its value's tile, generic by generic. A run holds fills of one tile type
+and at most DST-capacity distinct values. FlashAttention's m = -inf, l = 0, acc = 0
+per Q chunk were three sections, each math step waiting for the packer to drain the
+section before the last:
+
+    %rm = d2m.reserve %m_cb
+    linalg.generic outs(%rm) { %f = d2m.tile_fill -inf ; linalg.yield %f }
+    %rl = d2m.reserve %l_cb
+    linalg.generic outs(%rl) { %f = d2m.tile_fill 0.0 ; linalg.yield %f }
+
+become
+
+    %rm = d2m.reserve %m_cb
+    %rl = d2m.reserve %l_cb
+    %dst = d2m.acquire_dst
+    %z = d2m.tile_fill 0.0 ; memref.store %z, %dst[%c0]
+    %n = d2m.tile_fill -inf ; memref.store %n, %dst[%c1]
+    d2m.commit_dst %dst ; d2m.wait_dst %dst
+    scf.for ... { memref.store (memref.load %dst[%c1]), %rm[...] }
+    scf.for ... { memref.store (memref.load %dst[%c0]), %rl[...] }
+    d2m.release_dst %dst
+
 Before (allocated; 1x2 subblocks of a 2x2 block):
 
     linalg.generic {...} ins(%in : memref<2x2x!tile, #l1>) outs(%out : memref<2x2x!tile, #l1>) {
@@ -71,6 +99,7 @@ return tensors, and on indexing expressions other than dimensions and constants.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+import struct
 from dataclasses import dataclass, field
 from math import prod
 
@@ -88,7 +117,7 @@ from xdsl.pattern_rewriter import (
     RewritePattern,
     op_type_rewrite_pattern,
 )
-from xdsl.rewriter import InsertPoint
+from xdsl.rewriter import InsertPoint, Rewriter
 
 from ttlang.dialects import d2m
 from ttlang.dialects.ttcore import MemorySpace, MemorySpaceAttr, TileType
@@ -451,6 +480,104 @@ def _init_accumulator(
     state.per_tile(builder, {}, one_tile)
 
 
+def _fill_of(op: Operation) -> d2m.TileFillOp | None:
+    """The fill `op` packs when it is a fill generic: allocated, on memrefs, no inputs,
+    all-parallel, its body one `d2m.tile_fill` it yields (into every output)."""
+    if (
+        not isinstance(op, GenericOp)
+        or op.inputs
+        or op.res
+        or DST_SLOTS_ATTR not in op.attributes
+        or SUMMED_OUTPUTS_ATTR in op.attributes
+        or len(parallel_dims(op)) != len(op.iterator_types)
+    ):
+        return None
+    fill = op.body.block.first_op
+    if not isinstance(fill, d2m.TileFillOp) or fill.next_op is not op.body.block.last_op:
+        return None
+    return fill
+
+
+def _fill_key(fill: d2m.TileFillOp) -> bytes:
+    """A fill's value as its bits (0.0 and -0.0 differ, a NaN equals itself)."""
+    return struct.pack("<f", fill.value.value.data)
+
+
+def _fill_runs(block: Block) -> list[list[Operation]]:
+    """The runs of fill generics in `block` (each with the `d2m.reserve`s between its
+    generics): consecutive fills of one tile type, at most DST-capacity values."""
+    runs: list[list[Operation]] = []
+    run: list[Operation] = []
+    values: set[bytes] = set()
+    for op in block.ops:
+        fill = _fill_of(op)
+        if fill is not None:
+            first = _fill_of(run[0]) if run else None
+            values_after = values | {_fill_key(fill)}
+            if first is None or (
+                first.result.type == fill.result.type and len(values_after) <= dst_capacity_of(op)
+            ):
+                run.append(op)
+                values = values_after
+                continue
+        if isinstance(op, d2m.ReserveOp) and run:
+            run.append(op)
+            continue
+        runs.append(run)
+        run, values = ([op], {_fill_key(fill)}) if fill is not None else ([], set())
+    runs.append(run)
+    for run in runs:
+        while run and isinstance(run[-1], d2m.ReserveOp):
+            run.pop()
+    return [run for run in runs if run]
+
+
+def _lower_fill_run(run: list[Operation]) -> None:
+    """One DST section for a run of fill generics (`_fill_runs`): the reserves between
+    them move before the first (a reserve only waits for space its consumer frees; no
+    push or pop is passed), each distinct value is filled once into a DST tile of its
+    own (+0.0 first: ttkernel-drop-zero-fills erases a section's leading zero fills),
+    and every output block of every generic is packed from its value's tile."""
+    generics = [op for op in run if isinstance(op, GenericOp)]
+    first = generics[0]
+    for reserve in run:
+        if isinstance(reserve, d2m.ReserveOp) and reserve.parent_block() is not None:
+            reserve.detach()
+            Rewriter.insert_op(reserve, InsertPoint.before(first))
+    fills = [_fill_of(op) for op in generics]
+    tile_type = fills[0].result.type
+    zero = struct.pack("<f", 0.0)
+    keys = sorted(dict.fromkeys(_fill_key(fill) for fill in fills), key=lambda k: k != zero)
+    builder = Builder(InsertPoint.before(first))
+    dst_space = MemorySpaceAttr(MemorySpace.DST)
+    dst_type = MemRefType(tile_type, [dst_capacity_of(first)], memory_space=dst_space)
+    dst = builder.insert(d2m.AcquireDstOp.build(result_types=[dst_type])).result
+    for index, key in enumerate(keys):
+        fill = builder.insert(next(f for f in fills if _fill_key(f) == key).clone())
+        fill.attributes.clear()
+        builder.insert(memref.StoreOp.get(fill.results[0], dst, [_index(builder, index)]))
+    builder.insert(d2m.CommitDstOp(dst))
+    builder.insert(d2m.WaitDstOp(dst))
+    for generic, fill in zip(generics, fills):
+        parallel = parallel_dims(generic)
+        ranges = loop_ranges(generic)
+        origin = [_index(builder, 0)] * len(parallel)
+        extents = [ranges[d] for d in parallel]
+        state = _Subblock(generic, dst, dst_type, parallel, extents, origin)
+        for output, block in zip(generic.indexing_maps.data, generic.outputs):
+
+            def pack(inner: Builder, ivs: dict[int, SSAValue], t: SSAValue) -> None:
+                source = _index(inner, keys.index(_fill_key(fill)))
+                tile = inner.insert(memref.LoadOp.get(dst, [source])).res
+                indices = _map_indices(inner, output.data, ivs, generic)
+                inner.insert(memref.StoreOp.get(tile, block, indices))
+
+            state.per_tile(builder, {}, pack)
+    builder.insert(d2m.ReleaseDstOp(dst))
+    for generic in generics:
+        Rewriter.erase_op(generic)
+
+
 class LowerGenericToTileLoops(RewritePattern):
     """An allocated linalg.generic on tile blocks -> loops over subblocks, a DST section each."""
 
@@ -471,4 +598,8 @@ class D2MLowerToLoops(ModulePass):
     name = "d2m-lower-to-loops"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        regions = [region for inner in op.walk() for region in inner.regions]
+        for block in [block for region in regions for block in region.blocks]:
+            for run in _fill_runs(block):
+                _lower_fill_run(run)
         PatternRewriteWalker(LowerGenericToTileLoops(), apply_recursively=False).rewrite_module(op)

@@ -133,6 +133,130 @@ func.func @loop_carried(%in: !dram, %out: !dram) {
   return
 }
 
+// Two loops in a row carrying one block: the second streams it on through the first
+// one's CB, whose front holds the first loop's result (no final wait, copy or second
+// CB between them); the second loop's result is waited for and popped as usual. A
+// result the program reads besides the next loop (@chained_loops_read_between) is
+// copied into a CB of the next loop's own instead.
+// CHECK-LABEL: func.func @chained_loops
+// CHECK:      %[[CARRY:.*]] = d2m.local_cb
+// CHECK-NOT:  d2m.local_cb
+// CHECK:      scf.for
+// CHECK:        d2m.tile_add
+// CHECK:        d2m.pop %[[CARRY]]
+// CHECK-NEXT: }
+// CHECK-NEXT: scf.for
+// CHECK-NEXT:   %[[CUR:.*]] = d2m.wait %[[CARRY]]
+// CHECK-NEXT:   %[[NEXT:.*]] = d2m.reserve %[[CARRY]]
+// CHECK:        linalg.generic {{.*}} ins(%[[CUR]], %{{.*}} : {{.*}}) outs(%[[NEXT]] : {{.*}})
+// CHECK:          d2m.tile_mul
+// CHECK:        d2m.push %[[CARRY]]
+// CHECK-NEXT:   d2m.pop %[[CARRY]]
+// CHECK-NEXT: }
+// CHECK-NEXT: %[[FINAL:.*]] = d2m.wait %[[CARRY]]
+// CHECK:      linalg.generic {{.*}} ins(%[[FINAL]], %[[FINAL]] : {{.*}})
+// CHECK:      d2m.pop %[[CARRY]]
+// CHECK-NOT:  d2m.pop %[[CARRY]]
+// CHECK-LABEL: func.func @chained_loops_read_between
+// CHECK:      %[[FIRST:.*]] = d2m.local_cb
+// CHECK-NEXT: %[[SECOND:.*]] = d2m.local_cb
+// CHECK:      %[[NEXT_INIT:.*]] = d2m.reserve %[[SECOND]]
+// CHECK-NEXT: %[[RESULT:.*]] = d2m.wait %[[FIRST]]
+// CHECK:      linalg.generic {{.*}} ins(%[[RESULT]] : {{.*}}) outs(%[[NEXT_INIT]] : {{.*}})
+func.func @chained_loops(%in: !dram, %out: !dram) {
+  d2m.generic {grid = #ttcore.grid<1x1>, block_factors = [1, 1], threads = [#d2m.thread<compute>]} ins(%in : !dram) outs(%out : !dram) {
+  ^bb0(%in_cb: !cb, %out_cb: !cb):
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %n = d2m.core_index(0)
+    %e = tensor.empty() : !t
+    %zero = linalg.generic {indexing_maps = [#id], iterator_types = ["parallel", "parallel"]} outs(%e : !t) {
+    ^bb0(%b: !tile):
+      %f = d2m.tile_fill 0.0 : !tile
+      linalg.yield %f : !tile
+    } -> !t
+    %sum = scf.for %k = %c0 to %n step %c1 iter_args(%acc = %zero) -> (!t) {
+      %x = d2m.wait %in_cb : !cb -> !t
+      %e2 = tensor.empty() : !t
+      %next = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]} ins(%acc, %x : !t, !t) outs(%e2 : !t) {
+      ^bb0(%a: !tile, %b: !tile, %c: !tile):
+        %r = d2m.tile_add %a, %b : !tile
+        linalg.yield %r : !tile
+      } -> !t
+      d2m.pop %in_cb : !cb
+      scf.yield %next : !t
+    }
+    %product = scf.for %k = %c0 to %n step %c1 iter_args(%acc = %sum) -> (!t) {
+      %x = d2m.wait %in_cb : !cb -> !t
+      %e2 = tensor.empty() : !t
+      %next = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]} ins(%acc, %x : !t, !t) outs(%e2 : !t) {
+      ^bb0(%a: !tile, %b: !tile, %c: !tile):
+        %r = d2m.tile_mul %a, %b : !tile
+        linalg.yield %r : !tile
+      } -> !t
+      d2m.pop %in_cb : !cb
+      scf.yield %next : !t
+    }
+    %e3 = tensor.empty() : !t
+    %result = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]} ins(%product, %product : !t, !t) outs(%e3 : !t) {
+    ^bb0(%a: !tile, %b: !tile, %c: !tile):
+      %r = d2m.tile_sub %a, %b : !tile
+      linalg.yield %r : !tile
+    } -> !t
+    %o = d2m.reserve %out_cb : !cb -> !t
+    d2m.store %o, %result : !t, !t
+    d2m.push %out_cb : !cb
+  }
+  return
+}
+
+func.func @chained_loops_read_between(%in: !dram, %out: !dram) {
+  d2m.generic {grid = #ttcore.grid<1x1>, block_factors = [1, 1], threads = [#d2m.thread<compute>]} ins(%in : !dram) outs(%out : !dram) {
+  ^bb0(%in_cb: !cb, %out_cb: !cb):
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %n = d2m.core_index(0)
+    %e = tensor.empty() : !t
+    %zero = linalg.generic {indexing_maps = [#id], iterator_types = ["parallel", "parallel"]} outs(%e : !t) {
+    ^bb0(%b: !tile):
+      %f = d2m.tile_fill 0.0 : !tile
+      linalg.yield %f : !tile
+    } -> !t
+    %sum = scf.for %k = %c0 to %n step %c1 iter_args(%acc = %zero) -> (!t) {
+      %x = d2m.wait %in_cb : !cb -> !t
+      %e2 = tensor.empty() : !t
+      %next = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]} ins(%acc, %x : !t, !t) outs(%e2 : !t) {
+      ^bb0(%a: !tile, %b: !tile, %c: !tile):
+        %r = d2m.tile_add %a, %b : !tile
+        linalg.yield %r : !tile
+      } -> !t
+      d2m.pop %in_cb : !cb
+      scf.yield %next : !t
+    }
+    %product = scf.for %k = %c0 to %n step %c1 iter_args(%acc = %sum) -> (!t) {
+      %x = d2m.wait %in_cb : !cb -> !t
+      %e2 = tensor.empty() : !t
+      %next = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]} ins(%acc, %x : !t, !t) outs(%e2 : !t) {
+      ^bb0(%a: !tile, %b: !tile, %c: !tile):
+        %r = d2m.tile_mul %a, %b : !tile
+        linalg.yield %r : !tile
+      } -> !t
+      d2m.pop %in_cb : !cb
+      scf.yield %next : !t
+    }
+    %e3 = tensor.empty() : !t
+    %result = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]} ins(%product, %sum : !t, !t) outs(%e3 : !t) {
+    ^bb0(%a: !tile, %b: !tile, %c: !tile):
+      %r = d2m.tile_sub %a, %b : !tile
+      linalg.yield %r : !tile
+    } -> !t
+    %o = d2m.reserve %out_cb : !cb -> !t
+    d2m.store %o, %result : !t, !t
+    d2m.push %out_cb : !cb
+  }
+  return
+}
+
 // A block carried through two nested loops: the outer loop is streamed first, so the
 // inner loop's result is a value its body hands off to the outer CB's next block (and
 // the inner CB's final block is popped after that copy, never after the terminator).

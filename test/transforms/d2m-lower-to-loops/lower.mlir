@@ -191,13 +191,12 @@ func.func @defined_init(%a: !blk, %b: !blk, %out: !blk) {
 // A fill makes the same tile everywhere: it is filled once, into the first tile of its
 // slot (no loop over the subblock), and every tile of the block is packed from there,
 // and so is an op reading it (here the add, from DST index 4 + 0 for every tile; it
-// writes slot 0, not the fill's).
+// writes slot 0, not the fill's). A fill generic (nothing but a fill) is one section
+// whatever its subblock: it fills one DST tile.
 // CHECK-LABEL: func.func @fill_once
 // CHECK:      %[[DST:.*]] = d2m.acquire_dst
 // CHECK-NEXT: %[[F:.*]] = d2m.tile_fill -3.0
-// CHECK-NEXT: %[[Z:.*]] = arith.constant 0 : index
-// CHECK-NEXT: %[[B:.*]] = arith.constant 0 : index
-// CHECK-NEXT: %[[I:.*]] = arith.addi %[[B]], %[[Z]] : index
+// CHECK-NEXT: %[[I:.*]] = arith.constant 0 : index
 // CHECK-NEXT: memref.store %[[F]], %[[DST]][%[[I]]]
 // CHECK-NOT:  d2m.tile_fill
 // CHECK:      d2m.commit_dst %[[DST]]
@@ -205,12 +204,11 @@ func.func @defined_init(%a: !blk, %b: !blk, %out: !blk) {
 // CHECK:        scf.for
 // CHECK:          arith.muli
 // CHECK-NEXT:     arith.addi
-// CHECK-NEXT:     %[[Z2:.*]] = arith.constant 0 : index
-// CHECK-NEXT:     %[[B2:.*]] = arith.constant 0 : index
-// CHECK-NEXT:     %[[I2:.*]] = arith.addi %[[B2]], %[[Z2]] : index
+// CHECK-NEXT:     %[[I2:.*]] = arith.constant 0 : index
 // CHECK-NEXT:     %[[P:.*]] = memref.load %[[DST]][%[[I2]]]
 // CHECK-NEXT:     memref.store %[[P]], %out[%{{.*}}, %{{.*}}]
 // CHECK:      d2m.release_dst %[[DST]]
+// CHECK-NOT:  d2m.acquire_dst
 // CHECK-LABEL: func.func @fill_read
 // CHECK:      d2m.tile_fill 2.0
 // CHECK-NOT:  d2m.tile_fill
@@ -221,7 +219,7 @@ func.func @defined_init(%a: !blk, %b: !blk, %out: !blk) {
 // CHECK-NEXT:     %[[F:.*]] = memref.load %{{.*}}[%[[I]]]
 // CHECK-NEXT:     d2m.tile_add %[[A]], %[[F]]
 func.func @fill_once(%out: !blk) {
-  linalg.generic {indexing_maps = [#id], iterator_types = ["parallel", "parallel"]} outs(%out : !blk) attrs = {d2m.dst_slots = 1 : i64} {
+  linalg.generic {indexing_maps = [#id], iterator_types = ["parallel", "parallel"]} outs(%out : !blk) attrs = {d2m.subblock = array<i64: 1, 2>, d2m.dst_slots = 1 : i64} {
   ^bb0(%c: !tile):
     %f = d2m.tile_fill -3.0 {d2m.dst_slot = 0 : i64} : !tile
     linalg.yield %f : !tile
@@ -254,6 +252,106 @@ func.func @fill_in_place(%out: !blk) {
     %f = d2m.tile_fill 2.0 {d2m.dst_slot = 0 : i64} : !tile
     %e = d2m.tile_exp %f {d2m.dst_slot = 0 : i64} : !tile
     linalg.yield %e : !tile
+  }
+  return
+}
+
+// Adjacent fill generics (only reserves between them) share one section: the reserves
+// move before the first, each distinct value is filled once into a DST tile of its own,
+// +0.0 first (tile 0; -5.0 and 2.0 after it), and every block is packed from its
+// value's tile, in the generics' order. The f32 fill (another tile type), the push and
+// the generic reading a block end runs: each gets its own section.
+// CHECK-LABEL: func.func @fill_run
+// CHECK:      %[[RA:.*]] = d2m.reserve %[[A:[a-z]+]] :
+// CHECK-NEXT: %[[RB:.*]] = d2m.reserve %[[B:[a-z]+]] :
+// CHECK-NEXT: %[[RC:.*]] = d2m.reserve %[[C:[a-z]+]] :
+// CHECK-NEXT: %[[RD:.*]] = d2m.reserve %[[D:[a-z]+]] :
+// CHECK-NEXT: %[[DST:.*]] = d2m.acquire_dst
+// CHECK-NEXT: %[[Z:.*]] = d2m.tile_fill 0.0
+// CHECK-NEXT: %[[I0:.*]] = arith.constant 0 : index
+// CHECK-NEXT: memref.store %[[Z]], %[[DST]][%[[I0]]]
+// CHECK-NEXT: %[[N:.*]] = d2m.tile_fill -5.0
+// CHECK-NEXT: %[[I1:.*]] = arith.constant 1 : index
+// CHECK-NEXT: memref.store %[[N]], %[[DST]][%[[I1]]]
+// CHECK-NEXT: %[[T:.*]] = d2m.tile_fill 2.0
+// CHECK-NEXT: %[[I2:.*]] = arith.constant 2 : index
+// CHECK-NEXT: memref.store %[[T]], %[[DST]][%[[I2]]]
+// CHECK-NEXT: d2m.commit_dst %[[DST]]
+// CHECK-NEXT: d2m.wait_dst %[[DST]]
+// CHECK:          arith.muli
+// CHECK-NEXT:     arith.addi
+// CHECK-NEXT:     %[[J1:.*]] = arith.constant 1 : index
+// CHECK-NEXT:     %[[P1:.*]] = memref.load %[[DST]][%[[J1]]]
+// CHECK-NEXT:     memref.store %[[P1]], %[[RA]][
+// CHECK:          arith.muli
+// CHECK-NEXT:     arith.addi
+// CHECK-NEXT:     %[[J0:.*]] = arith.constant 0 : index
+// CHECK-NEXT:     %[[P0:.*]] = memref.load %[[DST]][%[[J0]]]
+// CHECK-NEXT:     memref.store %[[P0]], %[[RB]][
+// CHECK:          arith.muli
+// CHECK-NEXT:     arith.addi
+// CHECK-NEXT:     %[[J2:.*]] = arith.constant 2 : index
+// CHECK-NEXT:     %[[P2:.*]] = memref.load %[[DST]][%[[J2]]]
+// CHECK-NEXT:     memref.store %[[P2]], %[[RC]][
+// CHECK:          arith.muli
+// CHECK-NEXT:     arith.addi
+// CHECK-NEXT:     %[[J3:.*]] = arith.constant 2 : index
+// CHECK-NEXT:     %[[P3:.*]] = memref.load %[[DST]][%[[J3]]]
+// CHECK-NEXT:     memref.store %[[P3]], %[[RD]][
+// CHECK:      d2m.release_dst %[[DST]]
+// CHECK-NEXT: d2m.reserve %f
+// CHECK-NEXT: d2m.acquire_dst : memref<8x!ttcore.tile<32x32, f32>
+// CHECK:      d2m.release_dst
+// CHECK-NEXT: d2m.push %[[A]]
+// CHECK-NEXT: d2m.acquire_dst
+// CHECK:      d2m.release_dst
+// CHECK:      d2m.reserve %e
+// CHECK:      d2m.acquire_dst
+// CHECK:      d2m.tile_exp
+// CHECK:      d2m.release_dst
+// CHECK-NOT:  d2m.acquire_dst
+!ftile = !ttcore.tile<32x32, f32>
+!fblk = memref<2x2x!ftile, #ttcore.memory_space<l1>>
+!fcb = !d2m.cb<!fblk>
+func.func @fill_run(%a: !cb, %b: !cb, %c: !cb, %d: !cb, %e: !cb, %f: !fcb) {
+  %ra = d2m.reserve %a : !cb -> !blk
+  linalg.generic {indexing_maps = [#id], iterator_types = ["parallel", "parallel"]} outs(%ra : !blk) attrs = {d2m.dst_slots = 1 : i64} {
+  ^bb0(%o: !tile):
+    %v = d2m.tile_fill -5.0 {d2m.dst_slot = 0 : i64} : !tile
+    linalg.yield %v : !tile
+  }
+  %rb = d2m.reserve %b : !cb -> !blk
+  linalg.generic {indexing_maps = [#id], iterator_types = ["parallel", "parallel"]} outs(%rb : !blk) attrs = {d2m.dst_slots = 1 : i64} {
+  ^bb0(%o: !tile):
+    %v = d2m.tile_fill 0.0 {d2m.dst_slot = 0 : i64} : !tile
+    linalg.yield %v : !tile
+  }
+  %rc = d2m.reserve %c : !cb -> !blk
+  %rd = d2m.reserve %d : !cb -> !blk
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} outs(%rc, %rd : !blk, !blk) attrs = {d2m.dst_slots = 1 : i64} {
+  ^bb0(%o: !tile, %o2: !tile):
+    %v = d2m.tile_fill 2.0 {d2m.dst_slot = 0 : i64} : !tile
+    linalg.yield %v, %v : !tile, !tile
+  }
+  %rf = d2m.reserve %f : !fcb -> !fblk
+  linalg.generic {indexing_maps = [#id], iterator_types = ["parallel", "parallel"]} outs(%rf : !fblk) attrs = {d2m.dst_slots = 1 : i64} {
+  ^bb0(%o: !ftile):
+    %v = d2m.tile_fill 0.0 {d2m.dst_slot = 0 : i64} : !ftile
+    linalg.yield %v : !ftile
+  }
+  d2m.push %a : !cb
+  linalg.generic {indexing_maps = [#id], iterator_types = ["parallel", "parallel"]} outs(%ra : !blk) attrs = {d2m.dst_slots = 1 : i64} {
+  ^bb0(%o: !tile):
+    %v = d2m.tile_fill 1.0 {d2m.dst_slot = 0 : i64} : !tile
+    linalg.yield %v : !tile
+  }
+  %x = d2m.wait %b : !cb -> !blk
+  %re = d2m.reserve %e : !cb -> !blk
+  linalg.generic {indexing_maps = [#id], iterator_types = ["parallel", "parallel"]} outs(%re : !blk) attrs = {d2m.dst_slots = 1 : i64} {
+  ^bb0(%o: !tile):
+    %v = d2m.tile_fill 1.0 {d2m.dst_slot = 0 : i64} : !tile
+    %w = d2m.tile_exp %v {d2m.dst_slot = 0 : i64} : !tile
+    linalg.yield %w : !tile
   }
   return
 }
