@@ -158,9 +158,10 @@ def flash_attention_kernel(
                     row = block_index(0, n) * q_chunk  # the Q chunk's first query
                     even = 1 - block_index(0, n) % 2 if halved else 0
                     for _head in range(heads):
-                        for _ in range(even):  # square: the diagonal's unmasked keys
-                            with half_mask_cb.reserve() as blk:
-                                fill_causal_mask(blk, row, row)
+                        if halved:
+                            for _ in range(even):  # square: the diagonal's unmasked keys
+                                with half_mask_cb.reserve() as blk:
+                                    fill_causal_mask(blk, row, row)
                         for _ in range(1 - even):
                             with mask_cb.reserve() as blk:
                                 fill_causal_mask(blk, row, row // k_chunk * k_chunk)
