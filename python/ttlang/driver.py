@@ -46,6 +46,7 @@ DEFAULT_PIPELINE: tuple[str, ...] = (
     "d2m-row-sum-on-pack",
     "d2m-hand-off-on-pack",
     "d2m-tile-subblock",
+    "d2m-split-prologue",
     "d2m-dst-allocate",
     "d2m-lower-to-loops",
     "convert-d2m-to-ttkernel",
