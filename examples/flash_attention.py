@@ -22,7 +22,11 @@ column) multicasts it to those that need it. The compute thread learns its Q chu
 with `block_index` and adds the 0 / -inf mask to the diagonal chunk's scores (last in
 a forward walk, first in a backward one), a block the `masks` thread fills per
 diagonal (`fill_causal_mask`) in `mask_cb`, a kernel-local CB: no tensor behind it,
-no mask read from DRAM.
+no mask read from DRAM. With K/V chunks of two Q chunks, an even Q chunk's diagonal
+K/V chunk is masked entirely past its first q_chunk keys: that step reads only them,
+through views of the K and V blocks (`k_blk[:, 0:qt]`, docs/dsl.md "Block views"),
+with a square mask from `half_mask_cb`; the compute and masks threads pick the step
+with run-time trip counts (0 or 1) from the chunk's parity.
 
     python examples/flash_attention.py
 """
