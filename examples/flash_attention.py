@@ -134,10 +134,10 @@ def flash_attention_kernel(
                         for _ in range(before):
                             with k_cb.wait() as k_blk, v_cb.wait() as v_blk:
                                 m, l, acc = online_softmax(q_scaled, k_blk, v_blk, m, l, acc)
-                        if halved:  # the diagonal chunk: its unmasked keys only
-                            even = 1 - block_index(0, n) % 2
+                        if causal:  # the diagonal chunk, then the rest of a backward walk
+                            even = 1 - block_index(0, n) % 2 if halved else 0
                             with k_cb.wait() as k_blk, v_cb.wait() as v_blk:
-                                for _ in range(even):
+                                for _ in range(even):  # its first q_chunk keys only
                                     with half_mask_cb.wait() as mask:
                                         m, l, acc = online_softmax(
                                             q_scaled, k_blk[:, 0:qt], v_blk[:, 0:qt], m, l, acc, mask
@@ -145,10 +145,6 @@ def flash_attention_kernel(
                                 for _ in range(1 - even):
                                     with mask_cb.wait() as mask:
                                         m, l, acc = online_softmax(q_scaled, k_blk, v_blk, m, l, acc, mask)
-                        elif causal:  # the diagonal chunk
-                            with k_cb.wait() as k_blk, v_cb.wait() as v_blk, mask_cb.wait() as mask:
-                                m, l, acc = online_softmax(q_scaled, k_blk, v_blk, m, l, acc, mask)
-                        if causal:  # the rest of a backward walk
                             for _ in range(unmasked - before):
                                 with k_cb.wait() as k_blk, v_cb.wait() as v_blk:
                                     m, l, acc = online_softmax(q_scaled, k_blk, v_blk, m, l, acc)
@@ -162,10 +158,9 @@ def flash_attention_kernel(
                     row = block_index(0, n) * q_chunk  # the Q chunk's first query
                     even = 1 - block_index(0, n) % 2 if halved else 0
                     for _head in range(heads):
-                        if halved:
-                            for _ in range(even):  # square: the diagonal's unmasked keys
-                                with half_mask_cb.reserve() as blk:
-                                    fill_causal_mask(blk, row, row)
+                        for _ in range(even):  # square: the diagonal's unmasked keys
+                            with half_mask_cb.reserve() as blk:
+                                fill_causal_mask(blk, row, row)
                         for _ in range(1 - even):
                             with mask_cb.reserve() as blk:
                                 fill_causal_mask(blk, row, row // k_chunk * k_chunk)
