@@ -4,20 +4,23 @@ a `d2m.block_view`), on the emulator against torch.
 Each kernel reads q (one 64x64 block, 2x2 tiles) and chunks of k (and v) of 128x64
 (4x2 tiles) through implicit operands, and uses only some tile rows of each chunk:
 (a) a view as a matmul's A, (b) a view as the transposed B of `q @ kᵀ` (the
-unpacker's transpose), (c) views in elementwise ops and a row reduction, and stored
-as they are (exact), (d) a view as
-B in `acc += q @ k_viewᵀ` over a loop whose trip count is a run-time value, (e) an
-online-softmax step (FlashAttention's) over views of k and v chunks. Every expected
-value reads other rows than the first ones, so a view read at offset 0 would fail.
+unpacker's transpose), (c) views in elementwise ops and a row reduction, stored as
+they are (exact), and three views of a block with two batch indices (the offset
+applies per batch), (d) a view as B in `acc += q @ k_viewᵀ` over a loop whose trip
+count is a run-time value, (e) an online-softmax step (FlashAttention's) over views
+of k and v chunks. Every expected value reads other rows than the first ones, so a
+view read at offset 0 would fail.
 
 Tolerances: inputs uniform in [-1, 1]. (a), (b), (d): sums of 64 (d: 3 x 64) bf16
 products, outputs up to 11.1 (d: 18.8; bf16 ulp 0.0625 / 0.125 there), rounded to
 bf16 (d: also the packer's L1 accumulation, in bf16); measured max-abs 0.037 / 0.037 /
 0.084, PCC 0.999995; asserted two ulps, max-abs 0.125 (a, b) and 0.25 (d), PCC
 0.9999. (c): exp(k * q) - rowmax(k), |values| up to 1.7, a few bf16 roundings (ulp
-0.0078 between 1 and 2); measured max-abs 0.013, asserted 0.0625, PCC 0.9999. (e):
-softmax-weighted means of v in [-1, 1] (|out| up to 0.83), after bf16 exp and 3
-rescalings; measured max-abs 0.016, PCC 0.99995; asserted max-abs 0.03125, PCC 0.999.
+0.0078 between 1 and 2); measured max-abs 0.013. Two-batch views: top² + rows 2-3 -
+exp(rows 1-2) in [-3.7, 2.4] (ulp 0.0156 between 2 and 4); measured max-abs 0.016.
+Both asserted max-abs 0.0625, PCC 0.9999. (e): softmax-weighted means of v in
+[-1, 1] (|out| up to 0.83), after bf16 exp and 3 rescalings; measured max-abs 0.016,
+PCC 0.99995; asserted max-abs 0.03125, PCC 0.999.
 """
 
 from __future__ import annotations
@@ -105,6 +108,33 @@ def test_view_in_elementwise_and_reduction():
     first, second = k[:, TILE : 3 * TILE], k[:, 2 * TILE : 4 * TILE]
     expected = (first * q).exp() - second.amax(dim=-1, keepdim=True)
     assert_close(out, expected, max_abs=0.0625, min_pcc=0.9999)
+
+
+def test_three_views_of_a_two_batch_block():
+    """Views of one block with two batch indices: each batch's rows are their own run
+    of tiles (the offset applies per batch); the same view read twice, and two views
+    that overlap (rows 0-1 and 1-2)."""
+
+    @pykernel_gen(
+        grid=(1, 1),
+        block_factors=[(2, K_TILES, D_TILES), (2, Q_TILES, D_TILES)],
+        indexing_maps=[by_key, by_query],
+        iterator_types=["parallel", "parallel", "reduction"],
+    )
+    def views(x, out):
+        @compute()
+        def body(x_cb, out_cb):
+            with x_cb.wait() as xb, out_cb.reserve() as o:
+                top = xb[:, 0:2]
+                o.store(top * top + xb[:, 2:4] - xb[:, 1:3].exp())
+
+        return Program(body)(x, out)
+
+    x = random_bf16((2, KEYS, DIM), -1.0, 1.0, seed=11)
+    out = torch.zeros(2, ROWS, DIM, dtype=torch.bfloat16)
+    views(x, out)
+    rows = [x.float()[:, r * TILE : (r + 2) * TILE] for r in range(3)]
+    assert_close(out.float(), rows[0] ** 2 + rows[2] - rows[1].exp(), max_abs=0.0625, min_pcc=0.9999)
 
 
 def test_view_in_a_loop_with_a_runtime_trip_count():
