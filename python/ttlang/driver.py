@@ -45,6 +45,7 @@ DEFAULT_PIPELINE: tuple[str, ...] = (
     "d2m-packer-l1-accumulate",
     "d2m-row-sum-on-pack",
     "d2m-hand-off-on-pack",
+    "d2m-cb-start-as-add",
     "d2m-tile-subblock",
     "d2m-split-prologue",
     "d2m-dst-allocate",

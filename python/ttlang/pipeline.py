@@ -42,6 +42,7 @@ _PASSES: dict[str, tuple[str, str]] = {
     ),
     "d2m-row-sum-on-pack": ("ttlang.transforms.d2m_row_sum_on_pack", "D2MRowSumOnPack"),
     "d2m-hand-off-on-pack": ("ttlang.transforms.d2m_hand_off_on_pack", "D2MHandOffOnPack"),
+    "d2m-cb-start-as-add": ("ttlang.transforms.d2m_cb_start_as_add", "D2MCBStartAsAdd"),
     "d2m-tile-subblock": ("ttlang.transforms.d2m_tile_subblock", "D2MTileSubblock"),
     "d2m-split-prologue": ("ttlang.transforms.d2m_split_prologue", "D2MSplitPrologue"),
     "d2m-dst-allocate": ("ttlang.transforms.d2m_dst_allocate", "D2MDstAllocate"),

@@ -16,7 +16,12 @@ qualifies when:
   and of `G`'s extents, and `G` reading `x` through `Gp`'s output map (tile for tile);
 - `G`'s loops are parallel but for the last, a reduction, which the other inputs' and
   the output's maps do not index;
-- `G`'s output block (a reserve) is taken before `Gp`;
+- `G`'s output block (a reserve) is taken before `Gp`, or can be: a reserve of a
+  compute-local CB (`d2m.local_cb`: only this thread frees its pages) in `Gp`'s block,
+  with nothing between `Gp` and it using that CB; it then moves up to just before `Gp`
+  (blocking there if the CB is full is blocking where it was: nothing in between frees
+  it). Causal FlashAttention's diagonal step reserves `l`'s block for the loop after it
+  only after `exp(s - m)`;
 - the output's tiles are bf16 or f32 (the packer accumulates in L1 only in formats it
   can add in place; d2m-packer-l1-accumulate).
 
@@ -26,7 +31,7 @@ it too, the first tile of each output tile over (its map's dropped dims at 0), e
 later one added (`d2m.pack_l1_acc` on; switched as tt-metal does, for a section's first
 pack and on after it, when the section packs onto one tile of the sum). `G` becomes `Gr`, computing the start into the
 same block, all-parallel over its tiles, where `G` was, with its packs added onto the
-block (`d2m.l1_accumulate`, between `d2m.pack_l1_acc` on and off). Nothing moves: the
+block (`d2m.l1_accumulate`, between `d2m.pack_l1_acc` on and off). The update stays: the
 start may need values computed after `Gp` (FlashAttention's `alpha`). Numerics: the
 tiles of `x` and the start are added by the packer in the block's format (before: in
 DST, in DST's format).
@@ -89,7 +94,7 @@ from xdsl.dialects.linalg.ops import GenericOp
 from xdsl.ir import BlockArgument, SSAValue
 from xdsl.ir.affine import AffineDimExpr, AffineMap
 from xdsl.passes import ModulePass
-from xdsl.rewriter import Rewriter
+from xdsl.rewriter import InsertPoint, Rewriter
 
 from ttlang.dialects import d2m
 from ttlang.dialects.ttcore import TileType
@@ -158,9 +163,30 @@ def _on_pack(update: GenericOp) -> _OnPack | None:
         return None
     if loop_ranges(producer) != loop_ranges(update) or producer.indexing_maps.data[-1].data != maps[x.index]:
         return None
-    if not defined_before(update.outputs[0], producer):
+    if not defined_before(update.outputs[0], producer) and not _reserve_movable(
+        update.outputs[0], producer
+    ):
         return None
     return _OnPack(update, accumulate, producer)
+
+
+def _reserve_movable(block_value: SSAValue, producer: GenericOp) -> bool:
+    """Whether `block_value` is a reserve of a compute-local CB after `producer` in its
+    block that can move up to just before it (module docstring)."""
+    reserve = block_value.owner
+    if not isinstance(reserve, d2m.ReserveOp):
+        return False
+    if reserve.parent_block() is not producer.parent_block():
+        return False
+    local = isinstance(reserve.cb.owner, d2m.LocalCBOp)
+    if not local or not defined_before(reserve.cb, producer):
+        return False
+    op = producer
+    while op is not None and op is not reserve:
+        if any(reserve.cb in inner.operands for inner in op.walk()):
+            return False
+        op = op.next_op
+    return op is reserve
 
 
 def _sum_on_pack(found: _OnPack) -> None:
@@ -171,7 +197,12 @@ def _sum_on_pack(found: _OnPack) -> None:
     output, output_map = update.outputs[0], update.indexing_maps.data[-1]
     rank = len(update.iterator_types)
 
-    # the producer packs its tiles onto the block
+    # the producer packs its tiles onto the block, reserved before it
+    if not defined_before(output, producer):
+        reserve = output.owner
+        assert isinstance(reserve, d2m.ReserveOp)
+        reserve.detach()
+        Rewriter.insert_op(reserve, InsertPoint.before(producer))
     summing = add_output(producer, output, output_map)
     summing.attributes[SUMMED_OUTPUTS_ATTR] = DenseArrayBase.from_list(i64, [len(summing.outputs) - 1])
 

@@ -37,7 +37,8 @@ func.func @from_a_cb(%xd: !dram, %out: !dram) {
 !blk = memref<2x3x!tile, #ttcore.memory_space<l1>>
 !col = memref<2x1x!tile, #ttcore.memory_space<l1>>
 
-// Left alone: The sum's block is reserved after the generic computing the tiles (that generic could not pack onto it).
+// Left alone: The sum's block is reserved after the generic computing the tiles, and an
+// op between them uses the sum's CB (here a wait on its front): the reserve cannot move up.
 // CHECK-LABEL: func.func @reserved_after
 // CHECK:       d2m.tile_accumulate
 // CHECK-NOT:   d2m.summed_outputs
@@ -57,6 +58,7 @@ func.func @reserved_after(%xd: !dram, %out: !dram) {
     }
     d2m.push %p_cb : !d2m.cb<!blk, 1>
     %p = d2m.wait %p_cb : !d2m.cb<!blk, 1> -> !blk
+    %l_again = d2m.wait %l_cb : !d2m.cb<!col> -> !col
     %l_next = d2m.reserve %l_cb : !d2m.cb<!col> -> !col
     linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, 0)>, affine_map<(d0, d1) -> (d0, 0)>], iterator_types = ["parallel", "reduction"]} ins(%p, %l : !blk, !col) outs(%l_next : !col) {
     ^bb0(%pt: !tile, %lt: !tile, %out_t: !tile):
