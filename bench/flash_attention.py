@@ -122,42 +122,49 @@ def roofline(compiled, fidelity: str, cores: int) -> tuple[int, int, int]:
     description's costs (`ttlang.device`):
 
     - compute: the cheapest tile operations the math needs, spread evenly over the
-      cores: per (Q chunk, K chunk) pair the two matmuls (the fidelity's phases or the
-      bf16 floor), the scores' max subtraction and approximate exp, the row max reduce,
-      the rescale of m, l and acc (plus the mask add on causal diagonal pairs); the row
-      sum costs the math nothing per pair (the packer adds the exp tiles up,
-      d2m-row-sum-on-pack, as tt-metal's SDPA does); per Q chunk one row-sum reduce
-      per tile row, the final recip and multiply;
+      cores: per step of a Q chunk over K/V keys the two matmuls (the fidelity's phases
+      or the bf16 floor), the scores' max subtraction and approximate exp, the row max
+      reduce, the rescale of m, l and acc; the row sum costs the math nothing per step
+      (the packer adds the exp tiles up, d2m-row-sum-on-pack, as tt-metal's SDPA does);
+      per Q chunk one row-sum reduce per tile row, the final recip and multiply. A Q
+      chunk's steps are its keys in K chunks; causal, its keys are only those up to its
+      last query ((i + 1) · q_chunk for Q chunk i: whatever of the diagonal K chunk
+      lies past it is not counted), plus the mask add on the diagonal's q_chunk square;
     - DRAM: Q, K and V read once and O written once at every bank's bandwidth;
-    - NoC: the K/V chunks each core needs, received at the multicast rate.
+    - NoC: the K/V keys each core needs, received at the multicast rate.
     """
     device = load_device()
     cost, phases = device.costs, FIDELITY_PHASES[fidelity]
     batch, heads, seq_len, head_dim = compiled.shape
     q_chunk, k_chunk = compiled.q_chunk, compiled.k_chunk
-    qt, kt, dt = q_chunk // 32, k_chunk // 32, head_dim // 32
+    qt, dt = q_chunk // 32, head_dim // 32
     mul = cost["eltwise_mul_tile_per_phase"] * phases
     reduce = cost["reduce_tile_per_phase"] * phases
-    pair = (
-        2 * qt * kt * dt * max(cost["matmul_tile_per_phase"] * phases, cost["matmul_tile_floor_bf16"])
-        + qt * kt * (cost["eltwise_add_tile"] + cost["exp_approx_tile"] + reduce)
-        + qt * (cost["eltwise_add_tile"] + cost["exp_approx_tile"] + mul)
-        + qt * dt * mul
-    )
-    mask = qt * kt * cost["eltwise_add_tile"]
+    matmul = max(cost["matmul_tile_per_phase"] * phases, cost["matmul_tile_floor_bf16"])
+
+    def step(keys: int) -> float:  # one Q chunk over `keys` keys
+        kt = keys // 32
+        return (
+            2 * qt * kt * dt * matmul
+            + qt * kt * (cost["eltwise_add_tile"] + cost["exp_approx_tile"] + reduce)
+            + qt * (cost["eltwise_add_tile"] + cost["exp_approx_tile"] + mul)
+            + qt * dt * mul
+        )
+
+    mask = qt * qt * cost["eltwise_add_tile"]
     finish = qt * (reduce + cost["recip_tile"] + dt * mul)
-    q_chunks = seq_len // q_chunk
-    compute = pairs = 0
-    for i in range(q_chunks):
-        end = -(-(i + 1) * q_chunk // k_chunk) if compiled.causal else seq_len // k_chunk
-        diagonal = (i * q_chunk) // k_chunk if compiled.causal else end
-        compute += end * pair + (end - diagonal) * mask + finish
-        pairs += end
+    compute = keys_total = 0
+    for i in range(seq_len // q_chunk):
+        keys = (i + 1) * q_chunk if compiled.causal else seq_len
+        steps, rest = divmod(keys, k_chunk)
+        compute += steps * step(k_chunk) + (step(rest) if rest else 0) + finish
+        compute += mask if compiled.causal else 0
+        keys_total += keys
     heads_total = batch * heads
     compute_floor = compute * heads_total / cores
     tensor_bytes = heads_total * seq_len * head_dim * 2  # bf16
     dram_floor = 4 * tensor_bytes / (device.dram.banks * device.dram.bank_bytes_per_cycle)
-    kv_bytes_per_core = pairs * heads_total * 2 * k_chunk * head_dim * 2 / cores
+    kv_bytes_per_core = keys_total * heads_total * 2 * head_dim * 2 / cores
     noc_floor = kv_bytes_per_core / device.noc["multicast_bytes_per_cycle"]
     return round(compute_floor), round(dram_floor), round(noc_floor)
 

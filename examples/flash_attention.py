@@ -22,7 +22,11 @@ column) multicasts it to those that need it. The compute thread learns its Q chu
 with `block_index` and adds the 0 / -inf mask to the diagonal chunk's scores (last in
 a forward walk, first in a backward one), a block the `masks` thread fills per
 diagonal (`fill_causal_mask`) in `mask_cb`, a kernel-local CB: no tensor behind it,
-no mask read from DRAM.
+no mask read from DRAM. With K/V chunks of two Q chunks, an even Q chunk's diagonal
+K/V chunk is masked entirely past its first q_chunk keys: that step reads only them,
+through views of the K and V blocks (`k_blk[:, 0:qt]`, docs/dsl.md "Block views"),
+with a square mask from `half_mask_cb`; the compute and masks threads pick the step
+with run-time trip counts (0 or 1) from the chunk's parity.
 
     python examples/flash_attention.py
 """
@@ -101,6 +105,10 @@ def flash_attention_kernel(
         q_chunks = q.shape[1] // q_chunk // grid[0]  # per core
         kv_chunks = k.shape[1] // k_chunk
         mask_cb = CircularBuffer((q_chunk, k_chunk)) if causal else None  # no tensor behind it
+        # q_per_k == 2: an even Q chunk's diagonal K/V chunk is masked past its first
+        # q_chunk keys; that step reads only them (views) with a square mask
+        halved = causal and q_per_k == 2
+        half_mask_cb = CircularBuffer((q_chunk, q_chunk)) if halved else None
 
         def online_softmax(q, k, v, m, l, acc, mask=None):
             s = q @ k.transpose()
@@ -127,8 +135,16 @@ def flash_attention_kernel(
                             with k_cb.wait() as k_blk, v_cb.wait() as v_blk:
                                 m, l, acc = online_softmax(q_scaled, k_blk, v_blk, m, l, acc)
                         if causal:  # the diagonal chunk, then the rest of a backward walk
-                            with k_cb.wait() as k_blk, v_cb.wait() as v_blk, mask_cb.wait() as mask:
-                                m, l, acc = online_softmax(q_scaled, k_blk, v_blk, m, l, acc, mask)
+                            even = 1 - block_index(0, n) % 2 if halved else 0
+                            with k_cb.wait() as k_blk, v_cb.wait() as v_blk:
+                                for _ in range(even):  # its first q_chunk keys only
+                                    with half_mask_cb.wait() as mask:
+                                        m, l, acc = online_softmax(
+                                            q_scaled, k_blk[:, 0:qt], v_blk[:, 0:qt], m, l, acc, mask
+                                        )
+                                for _ in range(1 - even):
+                                    with mask_cb.wait() as mask:
+                                        m, l, acc = online_softmax(q_scaled, k_blk, v_blk, m, l, acc, mask)
                             for _ in range(unmasked - before):
                                 with k_cb.wait() as k_blk, v_cb.wait() as v_blk:
                                     m, l, acc = online_softmax(q_scaled, k_blk, v_blk, m, l, acc)
@@ -140,9 +156,14 @@ def flash_attention_kernel(
             if causal:  # a 0 / -inf block per diagonal
                 for n in range(q_chunks):
                     row = block_index(0, n) * q_chunk  # the Q chunk's first query
+                    even = 1 - block_index(0, n) % 2 if halved else 0
                     for _head in range(heads):
-                        with mask_cb.reserve() as blk:
-                            fill_causal_mask(blk, row, row // k_chunk * k_chunk)
+                        for _ in range(even):  # square: the diagonal's unmasked keys
+                            with half_mask_cb.reserve() as blk:
+                                fill_causal_mask(blk, row, row)
+                        for _ in range(1 - even):
+                            with mask_cb.reserve() as blk:
+                                fill_causal_mask(blk, row, row // k_chunk * k_chunk)
 
         @datamovement()
         def movement(q_cb, k_cb, v_cb, out_cb):

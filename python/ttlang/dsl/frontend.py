@@ -1180,6 +1180,8 @@ class ThreadCompiler:
             if not isinstance(bound, int | Index) or isinstance(bound, bool):
                 raise DSLError(f"range() bounds must be integers, but got {_describe(bound)}")
         _check_loop_bounds(start, stop, step)
+        if isinstance(start, int) and isinstance(stop, int) and not range(start, stop, step):
+            return  # a compile-time empty range runs nothing, as an `if` on a compile-time False
 
         carried = self._carried(node.body)
         initial = [self.frame.scope[name] for name in carried]

@@ -96,6 +96,27 @@ def test_loop_carried_block_must_keep_its_shape():
         compute_kernel(body).frontend_module(TILE, TILE)
 
 
+def test_compile_time_empty_range_compiles_nothing():
+    """As Python runs no iteration of range(0), the frontend compiles none: the body may
+    name what exists only when the trip count is a run-time index (here a CB that is None)."""
+    absent = None
+
+    def body(x_cb: CircularBuffer, out_cb: CircularBuffer):
+        with x_cb.wait() as blk, out_cb.reserve() as o:
+            y = blk
+            for _ in range(0):
+                with absent.wait() as other:
+                    y = y + other
+            for _ in range(1):
+                y = y.exp()
+            o.store(y)
+
+    module = compute_kernel(body).frontend_module(TILE, TILE)
+    (loop,) = [op for op in module.walk() if isinstance(op, scf.ForOp)]
+    assert [op.name for op in loop.body.walk() if op.name.startswith("d2m.tile_")] == ["d2m.tile_exp"]
+    assert not ops_named(module, "d2m.tile_add")
+
+
 def scaled(blk, factor=None):
     """A helper with an optional block argument."""
     if factor is not None:
