@@ -233,15 +233,6 @@ def _init_key(op: Operation, cb_tiles: list[TileType] | None = None) -> tuple[ob
     )
 
 
-def _inits_within(op: Operation) -> list[Operation]:
-    return [inner for inner in op.walk() if isinstance(inner, INIT_OPS)]
-
-
-def _groups_changed(inits: list[Operation], split: bool) -> set[str]:
-    """The groups whose state `inits` may leave changed."""
-    return {init_group(init, split) for init in inits}
-
-
 def _defined_inside(value: SSAValue, loop: Operation) -> bool:
     owner = value.owner
     return loop.is_ancestor(owner if isinstance(owner, Operation) else owner.parent_op())
@@ -259,12 +250,14 @@ def check_inits_precede_calls(kernel: func.FuncOp) -> None:
             )
 
 
-def _hoistable(loop: scf.ForOp, split: bool, cb_tiles: list[TileType] | None) -> list[Operation]:
-    """The loop's inits that can move before it, one per group: the group's init when
-    every init of that group in the loop is equal to it and on values defined outside
-    the loop (a `reduce_init` only when it is the loop's one init: the loop's packs are
-    then all of the reduction, which need its packer configuration)."""
-    inits = _inits_within(loop)
+def _hoistable(
+    loop: scf.ForOp, inits: list[Operation], split: bool, cb_tiles: list[TileType] | None
+) -> list[Operation]:
+    """The inits of `loop` (`inits`, in walk order) that can move before it, one per
+    group: the group's init when every init of that group in the loop is equal to it and
+    on values defined outside the loop (a `reduce_init` only when it is the loop's one
+    init: the loop's packs are then all of the reduction, which need its packer
+    configuration)."""
     hoisted = []
     for group in _GROUPS:
         distinct: dict[tuple[object, ...], Operation] = {}
@@ -281,24 +274,55 @@ def _hoistable(loop: scf.ForOp, split: bool, cb_tiles: list[TileType] | None) ->
     return hoisted
 
 
-def hoist_invariant_inits(block: Block, split: bool = True, cb_tiles: list[TileType] | None = None) -> None:
+def hoist_invariant_inits(
+    block: Block, split: bool = True, cb_tiles: list[TileType] | None = None
+) -> list[Operation]:
     """Moves out of every loop (innermost first) the init of each group that is the
     loop's one init of that group (on loop-invariant operands): nothing in the loop
-    changes that group, so it holds on every iteration."""
+    changes that group, so it holds on every iteration. Returns the inits left in
+    `block`, nested ones included, in walk order (what a loop around it holds: each
+    loop's inits are gathered once, from its body's, not walked again per loop)."""
+    inits: list[Operation] = []
     for op in list(block.ops):
+        within = [op] if isinstance(op, INIT_OPS) else []
         for region in op.regions:
             for inner in region.blocks:
-                hoist_invariant_inits(inner, split, cb_tiles)
-        if not isinstance(op, scf.ForOp):
-            continue
-        hoisted = _hoistable(op, split, cb_tiles)
-        keys = {_init_key(init, cb_tiles) for init in hoisted}
-        for init in hoisted:
-            init.detach()
-            block.insert_op_before(init, op)
-        for duplicate in _inits_within(op):
-            if _init_key(duplicate, cb_tiles) in keys:
-                Rewriter.erase_op(duplicate)
+                within += hoist_invariant_inits(inner, split, cb_tiles)
+        if isinstance(op, scf.ForOp):
+            hoisted = _hoistable(op, within, split, cb_tiles)
+            keys = {_init_key(init, cb_tiles) for init in hoisted}
+            for init in hoisted:
+                init.detach()
+                block.insert_op_before(init, op)
+            inits += hoisted
+            kept = []
+            for init in within:
+                if any(init is moved for moved in hoisted):
+                    continue
+                if _init_key(init, cb_tiles) in keys:
+                    Rewriter.erase_op(init)
+                else:
+                    kept.append(init)
+            within = kept
+        inits += within
+    return inits
+
+
+def _groups_within(block: Block, split: bool, groups: dict[Operation, set[str]]) -> set[str]:
+    """The groups the inits in `block` (nested ones included) configure; records in
+    `groups` those of every op in it that holds regions."""
+    found: set[str] = set()
+    for op in block.ops:
+        if isinstance(op, INIT_OPS):
+            found.add(init_group(op, split))
+        if op.regions:
+            inner: set[str] = set()
+            for region in op.regions:
+                for inner_block in region.blocks:
+                    inner |= _groups_within(inner_block, split, groups)
+            groups[op] = inner
+            found |= inner
+    return found
 
 
 def drop_repeated_inits(
@@ -310,27 +334,32 @@ def drop_repeated_inits(
     """Erases inits equal to the init in force for their group before them
     (straight-line; a loop's body starts from an unknown state in the groups it has
     inits of)."""
-    state = dict(state) if state is not None else dict.fromkeys(_GROUPS)
-    for op in list(block.ops):
-        if isinstance(op, INIT_OPS):
-            key, group = _init_key(op, cb_tiles), init_group(op, split)
-            if key == state[group]:
-                Rewriter.erase_op(op)
-                continue
-            for changed in _groups_changed([op], split):
-                state[changed] = None
-            state[group] = key
-        elif op.regions:
-            # A branch starts from the state before it; a loop body also from what
-            # its own inits leave at the end of an iteration.
-            before = dict(state)
-            for group in _groups_changed(_inits_within(op), split):
-                state[group] = None
-            entry = state if isinstance(op, scf.ForOp) else before
-            for region in op.regions:
-                for inner in region.blocks:
-                    drop_repeated_inits(inner, split, entry, cb_tiles)
-    return state
+    # Found once: an op's groups are read before any init inside it is erased.
+    groups: dict[Operation, set[str]] = {}
+    _groups_within(block, split, groups)
+
+    def drop(block: Block, state: _State) -> _State:
+        state = dict(state)
+        for op in list(block.ops):
+            if isinstance(op, INIT_OPS):
+                key, group = _init_key(op, cb_tiles), init_group(op, split)
+                if key == state[group]:
+                    Rewriter.erase_op(op)
+                    continue
+                state[group] = key
+            elif op.regions:
+                # A branch starts from the state before it; a loop body also from what
+                # its own inits leave at the end of an iteration.
+                before = dict(state)
+                for group in groups[op]:
+                    state[group] = None
+                entry = state if isinstance(op, scf.ForOp) else before
+                for region in op.regions:
+                    for inner in region.blocks:
+                        drop(inner, entry)
+        return state
+
+    return drop(block, state if state is not None else dict.fromkeys(_GROUPS))
 
 
 @dataclass(frozen=True)
@@ -348,67 +377,86 @@ class _Packer:
         return _Packer(self.masked or other.masked, self.reducing or other.reducing)
 
 
-def _holds_reduce_init(op: Operation) -> bool:
-    return any(isinstance(inner, ttkernel.ReduceInitOp) for inner in op.walk())
+class UninitPlacer:
+    """Places the reduce_uninits of one compute kernel (`place`). A walk that only looks
+    (`emit` false) leaves the IR as it is, and a reduce_uninit it may meet later changes
+    no state, so its result for a block and an entry state is found once, as is whether
+    a loop holds a `reduce_init`: the walks of nested loops' fixed points repeat them."""
 
+    def __init__(self) -> None:
+        self._looked: dict[tuple[Block, _Packer], tuple[_Packer, bool]] = {}
+        self._holds: dict[Operation, bool] = {}
 
-def place_reduce_uninits(block: Block, state: _Packer, emit: bool) -> tuple[_Packer, bool]:
-    """Walks `block` from `state`: a `pack_tile` outside a reducing DST section that may
-    meet a reduction's packer configuration gets `reduce_uninit` at the start of its
-    section (after `tile_regs_acquire`, when that is in the same block), else before it
-    or before the outermost loop around it that holds no `reduce_init` (one clearing
-    there does for every iteration). Returns the state after the block and whether it
-    needed a `reduce_uninit` (inserted when `emit`)."""
-    needed = False
-    opened: Operation | None = None  # the tile_regs_acquire of this block's open section
+    def _holds_reduce_init(self, loop: Operation) -> bool:
+        if loop not in self._holds:
+            self._holds[loop] = any(isinstance(inner, ttkernel.ReduceInitOp) for inner in loop.walk())
+        return self._holds[loop]
 
-    def clear_before(op: Operation) -> None:
-        if opened is not None:
-            block.insert_op_after(ttkernel.ReduceUninitOp(), opened)
-        else:
-            block.insert_op_before(ttkernel.ReduceUninitOp(), op)
+    def place(self, block: Block, state: _Packer, emit: bool) -> tuple[_Packer, bool]:
+        """Walks `block` from `state`: a `pack_tile` outside a reducing DST section that
+        may meet a reduction's packer configuration gets `reduce_uninit` at the start of
+        its section (after `tile_regs_acquire`, when that is in the same block), else
+        before it or before the outermost loop around it that holds no `reduce_init` (one
+        clearing there does for every iteration). Returns the state after the block and
+        whether it needed a `reduce_uninit` (inserted when `emit`)."""
+        if emit:
+            return self._walk(block, state, True)
+        key = (block, state)
+        if key not in self._looked:
+            self._looked[key] = self._walk(block, state, False)
+        return self._looked[key]
 
-    for op in list(block.ops):
-        if isinstance(op, ttkernel.ReduceInitOp):
-            state = _Packer(True, state.reducing)
-        elif isinstance(op, ttkernel.TileRegsAcquireOp):
-            state = _Packer(state.masked, False)
-            opened = op
-        elif isinstance(op, ttkernel.TileRegsReleaseOp):
-            opened = None
-        elif isinstance(op, ttkernel.ReduceTileOp):
-            state = _Packer(state.masked, True)
-        elif isinstance(op, ttkernel.PackTileOp) and state.masked and not state.reducing:
-            needed = True
-            if emit:
-                clear_before(op)
-            state = _Packer(False, state.reducing)
-        elif isinstance(op, scf.ForOp):
-            body = op.body.block
-            if state.masked and not _holds_reduce_init(op) and place_reduce_uninits(body, state, False)[1]:
+    def _walk(self, block: Block, state: _Packer, emit: bool) -> tuple[_Packer, bool]:
+        needed = False
+        opened: Operation | None = None  # the tile_regs_acquire of this block's open section
+
+        def clear_before(op: Operation) -> None:
+            if opened is not None:
+                block.insert_op_after(ttkernel.ReduceUninitOp(), opened)
+            else:
+                block.insert_op_before(ttkernel.ReduceUninitOp(), op)
+
+        for op in list(block.ops):
+            if isinstance(op, ttkernel.ReduceInitOp):
+                state = _Packer(True, state.reducing)
+            elif isinstance(op, ttkernel.TileRegsAcquireOp):
+                state = _Packer(state.masked, False)
+                opened = op
+            elif isinstance(op, ttkernel.TileRegsReleaseOp):
+                opened = None
+            elif isinstance(op, ttkernel.ReduceTileOp):
+                state = _Packer(state.masked, True)
+            elif isinstance(op, ttkernel.PackTileOp) and state.masked and not state.reducing:
                 needed = True
                 if emit:
                     clear_before(op)
                 state = _Packer(False, state.reducing)
-            entry = state
-            while True:  # the body starts from the entry or from the end of an iteration
-                end, _ = place_reduce_uninits(body, entry, False)
-                if entry.merge(end) == entry:
-                    break
-                entry = entry.merge(end)
-            end, inner = place_reduce_uninits(body, entry, emit)
-            needed |= inner
-            state = state.merge(end)
-        elif op.regions:
-            ends = []
-            for region in op.regions:
-                for inner_block in region.blocks:
-                    end, inner = place_reduce_uninits(inner_block, state, emit)
-                    ends.append(end)
-                    needed |= inner
-            for end in ends:
+            elif isinstance(op, scf.ForOp):
+                body = op.body.block
+                if state.masked and not self._holds_reduce_init(op) and self.place(body, state, False)[1]:
+                    needed = True
+                    if emit:
+                        clear_before(op)
+                    state = _Packer(False, state.reducing)
+                entry = state
+                while True:  # the body starts from the entry or from the end of an iteration
+                    end, _ = self.place(body, entry, False)
+                    if entry.merge(end) == entry:
+                        break
+                    entry = entry.merge(end)
+                end, inner = self.place(body, entry, emit)
+                needed |= inner
                 state = state.merge(end)
-    return state, needed
+            elif op.regions:
+                ends = []
+                for region in op.regions:
+                    for inner_block in region.blocks:
+                        end, inner = self.place(inner_block, state, emit)
+                        ends.append(end)
+                        needed |= inner
+                for end in ends:
+                    state = state.merge(end)
+        return state, needed
 
 
 # ---------------------------------------------------------------- data formats
@@ -469,10 +517,15 @@ def _reconfig_ops(changes: dict[int, SSAValue]) -> list[Operation]:
 
 
 class FormatPlacer:
-    """Places the data-format reconfigurations of one compute kernel."""
+    """Places the data-format reconfigurations of one compute kernel. A walk that only
+    looks (`emit` false) leaves the IR as it is, and the reconfigurations it may meet
+    later want no format, so its result for a block and an entry state is found once, as
+    are a loop's formats: the walks of nested loops' fixed points repeat them."""
 
     def __init__(self, cb_formats: list[DataType] | None):
         self.cb_formats = cb_formats
+        self._looked: dict[tuple[Block, Formats], Formats] = {}
+        self._formats: dict[Operation, dict[int, tuple[SSAValue, DataType]]] = {}
 
     def format_of(self, cb: SSAValue, user: Operation) -> DataType:
         owner = cb.owner
@@ -497,6 +550,11 @@ class FormatPlacer:
     def _loop_formats(self, loop: Operation) -> dict[int, tuple[SSAValue, DataType]]:
         """Per unpacker or packer: its one wanted format (and a CB defined outside the
         loop having it) when every use inside `loop` wants that format."""
+        if loop not in self._formats:
+            self._formats[loop] = self._single_formats(loop)
+        return self._formats[loop]
+
+    def _single_formats(self, loop: Operation) -> dict[int, tuple[SSAValue, DataType]]:
         uses: dict[int, list[tuple[SSAValue, DataType]]] = {}
         for inner in loop.walk():
             if _startup_cbs(inner) is not None:
@@ -513,6 +571,14 @@ class FormatPlacer:
     def place(self, block: Block, state: Formats, emit: bool) -> Formats:
         """Walks `block` from `state`; with `emit`, inserts the reconfigurations.
         Returns the formats in force after it."""
+        if emit:
+            return self._walk(block, state, True)
+        key = (block, state)
+        if key not in self._looked:
+            self._looked[key] = self._walk(block, state, False)
+        return self._looked[key]
+
+    def _walk(self, block: Block, state: Formats, emit: bool) -> Formats:
         for op in list(block.ops):
             startup = _startup_cbs(op)
             if startup is not None:
@@ -590,5 +656,5 @@ class TTKernelPlaceInits(ModulePass):
             body = kernel.body.block
             hoist_invariant_inits(body, self.init_groups, cb_tiles)
             drop_repeated_inits(body, self.init_groups, cb_tiles=cb_tiles)
-            place_reduce_uninits(body, _Packer(), True)
+            UninitPlacer().place(body, _Packer(), True)
             place_format_reconfigs(kernel, cb_formats)
