@@ -15,6 +15,16 @@ What a case is (`Case`, drawn from one seed):
   full blocks; matmul chains and transposes on square blocks. Operands are built so that
   every value stays finite: `sqrt`, `rsqrt`, `recip` and divisors take `abs(x) + c`
   or `exp(x)` (at least c > 0), `exp` takes values of magnitude at most 4;
+- block views (docs/dsl.md, "Block views"): in half the seeds each input but the
+  `where` mask has 0 to 3 tile rows more than the expression's blocks (`extra_rows`),
+  and every leaf reading such an input reads a view of the expression's rows at a
+  random start, `a0[1:3]` (as matmul A, transposed B, elementwise and reduction
+  operand; torch slices the same rows); a leaf of an input without extra rows is
+  sometimes the whole-block view `a0[0:2]`. Views draw from their own random stream:
+  a seed's tree, grid, loops and options are those it drew before views existed
+  (2026-11-27), and a seed whose inputs draw no extra rows and whose leaves no
+  whole-block view has the kernel it had then (compared with 77e314b's on seeds 0 to
+  999 and 3,000,000 to 3,000,299: 718 of those 1,300 seeds);
 - a grid up to the 8x8 device, 1 to 3 blocks streamed per core through CBs of 1 or 2
   blocks, the reader, compute and writer loops each a `range` with its own start,
   sign and step (negative and stepped ranges included) over the same trip count;
