@@ -55,8 +55,8 @@ DEFAULT_PIPELINE: tuple[str, ...] = (
     "ttkernel-place-inits",
     "ttkernel-sink-cb-waits",
     "ttkernel-hoist-cb-pushes",
-    "cse",  # first: canonicalize is much faster on IR without duplicate constants
-    "canonicalize",
+    "cse",  # first: canonicalizing is much faster on IR without duplicate constants
+    "canonicalize-inner-first",  # xDSL's canonicalize in fewer walks, the same C++
     "convert-ttkernel-to-emitc",
 )
 """docs/pipeline.md's stages after the frontend (1a to 9), in order."""

@@ -19,6 +19,7 @@ from xdsl.utils.exceptions import ArgSpecParseError
 # pass name -> (module, class name of the ModulePass)
 _PASSES: dict[str, tuple[str, str]] = {
     "canonicalize": ("xdsl.transforms.canonicalize", "CanonicalizePass"),
+    "canonicalize-inner-first": ("ttlang.transforms.canonicalize_inner_first", "CanonicalizeInnerFirst"),
     "cse": ("xdsl.transforms.common_subexpression_elimination", "CommonSubexpressionElimination"),
     "d2m-generate-datamovement": (
         "ttlang.transforms.d2m_generate_datamovement",

@@ -377,34 +377,46 @@ class _Packer:
         return _Packer(self.masked or other.masked, self.reducing or other.reducing)
 
 
-class UninitPlacer:
-    """Places the reduce_uninits of one compute kernel (`place`). A walk that only looks
-    (`emit` false) leaves the IR as it is, and a reduce_uninit it may meet later changes
-    no state, so its result for a block and an entry state is found once, as is whether
-    a loop holds a `reduce_init`: the walks of nested loops' fixed points repeat them."""
+class _BlockWalker:
+    """A walk of blocks from an entry state that inserts ops only with `emit`: a walk
+    that only looks leaves the IR as it is (and the ops a later one inserts change no
+    state), so its result for a block and an entry state is found once per pass run;
+    the fixed points of nested loops would walk inner bodies again and again."""
 
     def __init__(self) -> None:
-        self._looked: dict[tuple[Block, _Packer], tuple[_Packer, bool]] = {}
-        self._holds: dict[Operation, bool] = {}
+        self._looked: dict[tuple[Block, object], object] = {}
 
-    def _holds_reduce_init(self, loop: Operation) -> bool:
-        if loop not in self._holds:
-            self._holds[loop] = any(isinstance(inner, ttkernel.ReduceInitOp) for inner in loop.walk())
-        return self._holds[loop]
-
-    def place(self, block: Block, state: _Packer, emit: bool) -> tuple[_Packer, bool]:
-        """Walks `block` from `state`: a `pack_tile` outside a reducing DST section that
-        may meet a reduction's packer configuration gets `reduce_uninit` at the start of
-        its section (after `tile_regs_acquire`, when that is in the same block), else
-        before it or before the outermost loop around it that holds no `reduce_init` (one
-        clearing there does for every iteration). Returns the state after the block and
-        whether it needed a `reduce_uninit` (inserted when `emit`)."""
+    def place(self, block: Block, state, emit: bool):
+        """The state after walking `block` from `state` (`_walk`); with `emit`, the
+        walk inserts its ops."""
         if emit:
             return self._walk(block, state, True)
         key = (block, state)
         if key not in self._looked:
             self._looked[key] = self._walk(block, state, False)
         return self._looked[key]
+
+    def _walk(self, block: Block, state, emit: bool):
+        raise NotImplementedError
+
+
+class UninitPlacer(_BlockWalker):
+    """Places the reduce_uninits of one compute kernel: walking a block from a state
+    (`place`), a `pack_tile` outside a reducing DST section that may meet a reduction's
+    packer configuration gets `reduce_uninit` at the start of its section (after
+    `tile_regs_acquire`, when that is in the same block), else before it or before the
+    outermost loop around it that holds no `reduce_init` (one clearing there does for
+    every iteration). A walk returns the state after the block and whether it needed a
+    `reduce_uninit` (inserted when `emit`)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._holds: dict[Operation, bool] = {}
+
+    def _holds_reduce_init(self, loop: Operation) -> bool:
+        if loop not in self._holds:
+            self._holds[loop] = any(isinstance(inner, ttkernel.ReduceInitOp) for inner in loop.walk())
+        return self._holds[loop]
 
     def _walk(self, block: Block, state: _Packer, emit: bool) -> tuple[_Packer, bool]:
         needed = False
@@ -516,15 +528,15 @@ def _reconfig_ops(changes: dict[int, SSAValue]) -> list[Operation]:
     return ops
 
 
-class FormatPlacer:
-    """Places the data-format reconfigurations of one compute kernel. A walk that only
-    looks (`emit` false) leaves the IR as it is, and the reconfigurations it may meet
-    later want no format, so its result for a block and an entry state is found once, as
-    are a loop's formats: the walks of nested loops' fixed points repeat them."""
+class FormatPlacer(_BlockWalker):
+    """Places the data-format reconfigurations of one compute kernel: walking a block
+    from the formats in force (`place`) returns those after it, inserting the
+    reconfigurations with `emit`. What each op and loop wants is found once."""
 
     def __init__(self, cb_formats: list[DataType] | None):
+        super().__init__()
         self.cb_formats = cb_formats
-        self._looked: dict[tuple[Block, Formats], Formats] = {}
+        self._wanted: dict[Operation, dict[int, tuple[SSAValue, DataType]]] = {}
         self._formats: dict[Operation, dict[int, tuple[SSAValue, DataType]]] = {}
 
     def format_of(self, cb: SSAValue, user: Operation) -> DataType:
@@ -545,7 +557,9 @@ class FormatPlacer:
         return self.cb_formats[index]
 
     def _wants(self, op: Operation) -> dict[int, tuple[SSAValue, DataType]]:
-        return {slot: (cb, self.format_of(cb, op)) for slot, cb in _wanted_cbs(op).items()}
+        if op not in self._wanted:
+            self._wanted[op] = {slot: (cb, self.format_of(cb, op)) for slot, cb in _wanted_cbs(op).items()}
+        return self._wanted[op]
 
     def _loop_formats(self, loop: Operation) -> dict[int, tuple[SSAValue, DataType]]:
         """Per unpacker or packer: its one wanted format (and a CB defined outside the
@@ -567,16 +581,6 @@ class FormatPlacer:
             if len({fmt for _, fmt in wanted}) == 1 and outside:
                 single[slot] = (outside[0], wanted[0][1])
         return single
-
-    def place(self, block: Block, state: Formats, emit: bool) -> Formats:
-        """Walks `block` from `state`; with `emit`, inserts the reconfigurations.
-        Returns the formats in force after it."""
-        if emit:
-            return self._walk(block, state, True)
-        key = (block, state)
-        if key not in self._looked:
-            self._looked[key] = self._walk(block, state, False)
-        return self._looked[key]
 
     def _walk(self, block: Block, state: Formats, emit: bool) -> Formats:
         for op in list(block.ops):
