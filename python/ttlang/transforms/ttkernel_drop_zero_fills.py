@@ -16,7 +16,10 @@ pattern) before any other compute call of the section is erased with its
 `fill_tile_init`; so are the fills of a loop or branch whose compute calls are all
 such fills. The first other compute call (in the section's block, or in a loop or
 branch there) ends it: every later fill of the section stays, since a loop body runs
-again after its other calls.
+again after its other calls. A section with a MAX `reduce_tile` keeps all its fills: a
+MAX reduce into a tile not yet written in the section starts from its input, not from
+the cleared zeros (docs/kernel_api.md), so its zero fill is what makes it
+`maximum(rowmax(x), 0.0)`.
 
 Before (a 2x2-tile block of zeros):
 
@@ -68,6 +71,17 @@ def _compute_calls(op: Operation) -> list[Operation]:
     return [inner for inner in op.walk() if type(inner) in INIT_OF]
 
 
+def _has_max_reduce(acquire: Operation) -> bool:
+    """Whether the DST section `acquire` opens runs a MAX reduce (to its commit)."""
+    op = acquire.next_op
+    while op is not None and not isinstance(op, ttkernel.TileRegsCommitOp):
+        for inner in op.walk():
+            if isinstance(inner, ttkernel.ReduceTileOp) and inner.pool_type.data is ttkernel.PoolType.MAX:
+                return True
+        op = op.next_op
+    return False
+
+
 def _erase_fill(fill: Operation) -> None:
     init = fill.prev_op
     if not isinstance(init, ttkernel.FillTileInitOp):
@@ -86,7 +100,7 @@ def drop_zero_fills(block: Block) -> None:
     fresh: bool | None = None  # in a section of this block: nothing but zeros so far
     for op in list(block.ops):
         if isinstance(op, ttkernel.TileRegsAcquireOp):
-            fresh = True
+            fresh = not _has_max_reduce(op)
         elif isinstance(op, ttkernel.TileRegsCommitOp):
             fresh = None
         elif fresh is None:

@@ -110,3 +110,39 @@ func.func @reader() attributes {ttkernel.thread = #ttkernel.thread<reader>} {
   ttkernel.noc_async_read_barrier()
   func.return
 }
+
+// -----
+
+// maximum(rowmax(x), 0.0): a MAX reduce into a tile not yet written starts from its
+// input, not DST's zeros, so the section's zero fill stays (a SUM reduce's goes).
+// CHECK-LABEL: func.func @max_reduce_keeps_its_zero()
+// CHECK:      ttkernel.tile_regs_acquire()
+// CHECK-NEXT: ttkernel.fill_tile_init()
+// CHECK-NEXT: ttkernel.fill_tile(%{{.*}}, %[[ZERO:.*]])
+// CHECK-NEXT: ttkernel.reduce_init<max, row>
+// CHECK-NEXT: ttkernel.reduce_tile<max, row>
+// CHECK-NEXT: ttkernel.tile_regs_commit()
+// CHECK-NEXT: ttkernel.tile_regs_acquire()
+// CHECK-NEXT: ttkernel.reduce_init<sum, row>
+// CHECK-NEXT: ttkernel.reduce_tile<sum, row>
+// CHECK-NEXT: ttkernel.tile_regs_commit()
+func.func @max_reduce_keeps_its_zero() attributes {ttkernel.thread = #ttkernel.thread<compute>} {
+  %in = ttkernel.get_compile_time_arg_val(0)
+  %scaler = ttkernel.get_compile_time_arg_val(1)
+  %out = ttkernel.get_compile_time_arg_val(2)
+  %c0 = arith.constant 0 : i32
+  %zero = arith.constant 0.000000e+00 : f32
+  ttkernel.tile_regs_acquire()
+  ttkernel.fill_tile_init()
+  ttkernel.fill_tile(%c0, %zero)
+  ttkernel.reduce_init<max, row>(%in, %scaler, %out)
+  ttkernel.reduce_tile<max, row>(%in, %scaler, %c0, %c0, %c0)
+  ttkernel.tile_regs_commit()
+  ttkernel.tile_regs_acquire()
+  ttkernel.fill_tile_init()
+  ttkernel.fill_tile(%c0, %zero)
+  ttkernel.reduce_init<sum, row>(%in, %scaler, %out)
+  ttkernel.reduce_tile<sum, row>(%in, %scaler, %c0, %c0, %c0)
+  ttkernel.tile_regs_commit()
+  func.return
+}
