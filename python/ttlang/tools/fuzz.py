@@ -15,6 +15,16 @@ What a case is (`Case`, drawn from one seed):
   full blocks; matmul chains and transposes on square blocks. Operands are built so that
   every value stays finite: `sqrt`, `rsqrt`, `recip` and divisors take `abs(x) + c`
   or `exp(x)` (at least c > 0), `exp` takes values of magnitude at most 4;
+- block views (docs/dsl.md, "Block views"): in half the seeds each input but the
+  `where` mask has 0 to 3 tile rows more than the expression's blocks (`extra_rows`),
+  and every leaf reading such an input reads a view of the expression's rows at a
+  random start, `a0[1:3]` (as matmul A, transposed B, elementwise and reduction
+  operand; torch slices the same rows); a leaf of an input without extra rows is
+  sometimes the whole-block view `a0[0:2]`. Views draw from their own random stream:
+  a seed's tree, grid, loops and options are those it drew before views existed
+  (2026-11-27), and a seed whose inputs draw no extra rows and whose leaves no
+  whole-block view has the kernel it had then (compared with 77e314b's on seeds 0 to
+  999 and 3,000,000 to 3,000,299: 718 of those 1,300 seeds);
 - a grid up to the 8x8 device, 1 to 3 blocks streamed per core through CBs of 1 or 2
   blocks, the reader, compute and writer loops each a `range` with its own start,
   sign and step (negative and stepped ranges included) over the same trip count;
@@ -101,15 +111,24 @@ def _broadcast(a: str, b: str) -> str:
 class Generator:
     """Random expression DAGs over `num_inputs` input blocks."""
 
-    def __init__(self, rng: random.Random, num_inputs: int, square: bool, mask_input: int | None):
+    def __init__(self, rng: random.Random, num_inputs: int, square: bool, mask_input: int | None,
+                 views: random.Random | None = None, extra_rows: tuple[int, ...] = ()):
         self.rng = rng
         self.num_inputs = num_inputs
         self.square = square
         self.mask_input = mask_input
+        self.views = views  # the view choices' own stream: `rng` draws the same tree with or without views
+        self.extra_rows = extra_rows or (0,) * num_inputs
 
     def leaf(self) -> Value:
         choices = [i for i in range(self.num_inputs) if i != self.mask_input] or [0]
-        return Value(("in", self.rng.choice(choices)), "full", 1.0)
+        i = self.rng.choice(choices)
+        extra = self.extra_rows[i]
+        if extra or (self.views is not None and self.views.random() < 0.1):
+            # a view of the block's tile rows start .. start + the expression's rows; a
+            # block of the expression's rows is viewed whole (the identity view)
+            return Value(("view", i, self.views.randint(0, extra)), "full", 1.0)
+        return Value(("in", i), "full", 1.0)
 
     def positive(self, depth: int) -> Value:
         """A value at least c > 0 everywhere."""
@@ -260,6 +279,9 @@ def render(node: tuple, shapes: dict[str, tuple[int, int]]) -> str:
     op = node[0]
     if op == "in":
         return f"a{node[1]}"
+    if op == "view":
+        start, stop = node[2], node[2] + shapes["full"][0] // 32
+        return f"a{node[1]}[{start}:{stop}]"
     if op == "const":
         return f"full({shapes[node[2]]}, {node[1]!r})"
     if op in _DSL_UNARY:
@@ -306,8 +328,10 @@ def reference(
 
     def go(node):
         op = node[0]
-        if op == "in":
+        if op in ("in", "view"):
             x = inputs[node[1]]
+            if op == "view":
+                x = x[node[2] * 32 : node[2] * 32 + shapes["full"][0]]
             return x, torch.zeros_like(x) if inputs_exact else U * x.abs()
         if op == "const":
             v = torch.full(shapes[node[2]], float(node[1]), dtype=torch.float64)
@@ -425,6 +449,7 @@ class Case:
     dtype: str
     cb_buffers: int
     loops: dict[str, str]  # thread -> loop form
+    extra_rows: tuple[int, ...] = ()  # per input: tile rows its block has beyond `block`'s (read through views)
     expression: tuple = ()
     magnitude: float = 1.0
     dsl_expression: str = ""
@@ -433,6 +458,10 @@ class Case:
     def shapes(self) -> dict[str, tuple[int, int]]:
         rows, cols = self.block[0] * 32, self.block[1] * 32
         return {"full": (rows, cols), "col": (rows, 1), "row": (1, cols), "one": (1, 1)}
+
+    def input_rows(self, i: int) -> int:
+        """Tile rows of input i's blocks."""
+        return self.block[0] + (self.extra_rows[i] if self.extra_rows else 0)
 
 
 def draw_case(seed: int) -> Case:
@@ -462,12 +491,26 @@ def draw_case(seed: int) -> Case:
         cb_buffers=rng.choice([1, 2]),
         loops={thread: rng.choice(LOOP_FORMS) for thread in ("reader", "compute", "writer")},
     )
-    generator = Generator(rng, num_inputs, block[0] * 32 if block[0] == block[1] else 0, mask_input)
+    # Views draw from their own stream, so a seed's expression tree, grid, loops and
+    # options are the same as before views existed; half the seeds draw no views.
+    views = random.Random(f"views {seed}")
+    if views.random() < 0.5:
+        case.extra_rows = tuple(0 if i == mask_input else views.choice([0, 1, 1, 2, 3]) for i in range(num_inputs))
+    else:
+        views = None
+    square = block[0] * 32 if block[0] == block[1] else 0
+    generator = Generator(rng, num_inputs, square, mask_input, views, case.extra_rows)
     generator.block_rows, generator.block_cols = block[0] * 32, block[1] * 32
     value = generator.value("full", rng.randint(1, 5))
     case.expression, case.magnitude = value.node, value.magnitude
     case.dsl_expression = render(value.node, case.shapes)
     return case
+
+
+def input_row(case: Case, i: int) -> str:
+    """The reader's first tile row of input i on its core."""
+    rows = case.input_rows(i)
+    return "row" if rows == case.block[0] else f"core_index(0) * {rows}"
 
 
 def kernel_module(case: Case) -> str:
@@ -482,9 +525,14 @@ def kernel_module(case: Case) -> str:
     writer_loop, writer_k = loop_header(case.loops["writer"], per_core, "j")
     reads = "\n".join(
         f"""            with in{i}_cb.reserve() as blk:
-                dma(in{i}_acc[row, (first + k) * {cols}], blk).wait()"""
+                dma(in{i}_acc[{input_row(case, i)}, (first + k) * {cols}], blk).wait()"""
         for i in range(case.num_inputs)
     )
+    if any(case.extra_rows):
+        factors = [(case.input_rows(i), cols) for i in range(case.num_inputs)] + [case.block]
+        block_factors = "[" + ", ".join(map(str, factors)) + "]"
+    else:
+        block_factors = f"[{case.block}] * {case.num_inputs + 1}"
     if case.mode == "map":
         compute_body = f"""        for j in {compute_loop}:
             with {waits}, out_cb.reserve() as o:
@@ -527,7 +575,7 @@ OUT_SHAPE = ({case.grid[0] * rows * 32}, {out_cols * 32})
 
 @pykernel_gen(
     grid={case.grid},
-    block_factors=[{case.block}] * {case.num_inputs + 1},
+    block_factors={block_factors},
     cb_buffers={case.cb_buffers},
     math_fidelity={options.math_fidelity!r},
     fp32_dest_acc_en={options.fp32_dest_acc_en},
@@ -574,11 +622,14 @@ class Mismatch(AssertionError):
 
 
 def make_inputs(case: Case, shape: tuple[int, int]) -> list[torch.Tensor]:
+    """The case's input tensors: `shape` for blocks of the expression's rows, more
+    rows for inputs whose blocks have extra tile rows (`Case.extra_rows`)."""
     generator = torch.Generator().manual_seed(case.seed)
     dtype = torch.float32 if case.dtype == "f32" else torch.bfloat16
     inputs = []
     for i in range(case.num_inputs):
-        x = torch.rand(shape, generator=generator, dtype=torch.float64) * 2 - 1
+        rows = shape[0] // case.block[0] * case.input_rows(i)
+        x = torch.rand((rows, shape[1]), generator=generator, dtype=torch.float64) * 2 - 1
         if i == case.mask_input:
             x = torch.where(torch.rand(shape, generator=generator) < 0.3, torch.zeros_like(x), x)
         inputs.append(x.to(dtype))
@@ -595,7 +646,10 @@ def expected(case: Case, inputs: list[torch.Tensor], out_shape: tuple[int, int])
             total = error = None
             for k in range(case.blocks_per_core):
                 col = (c * case.blocks_per_core + k) * cols
-                blocks = [x[r * rows : (r + 1) * rows, col : col + cols].double() for x in inputs]
+                blocks = [
+                    x[r * ext : (r + 1) * ext, col : col + cols].double()
+                    for x, ext in zip(inputs, [case.input_rows(i) * 32 for i in range(case.num_inputs)])
+                ]
                 v, e = reference(case.expression, blocks, case.options, case.shapes, case.dtype == "bf16")
                 v, e = v.expand(rows, cols), e.expand(rows, cols)
                 if case.mode == "map":

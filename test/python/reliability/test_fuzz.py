@@ -1,5 +1,6 @@
-"""The differential fuzzer (ttlang.tools.fuzz): a fixed-seed smoke run, and proof that it
-can fail (a reference off by 5% is caught, with the seed and a standalone repro)."""
+"""The differential fuzzer (ttlang.tools.fuzz): a fixed-seed smoke run, cases that read
+block views, and proof that it can fail (a reference off by 5% is caught, with the seed
+and a standalone repro)."""
 
 import subprocess
 import sys
@@ -14,6 +15,23 @@ def test_fixed_seed_smoke_run(tmp_path):
     ran, failed = fuzz.fuzz(SMOKE_SEEDS, tmp_path / "work", tmp_path / "failures", log=reports.append)
     assert ran == len(SMOKE_SEEDS)
     assert failed == [], "\n".join(reports)
+
+
+def test_cases_with_block_views_render_views_and_pass(tmp_path):
+    """Seed 60: `a0[1:3].transpose() @ a0[1:3].transpose()` (a view as transposed A and
+    B); seed 1190: `maximum(a0[3:5], a0[1:3]) @ ...` (views in an elementwise op, as
+    matmul A). Both view rows other than the block's first: reading the block from tile
+    row 0 would not match the reference."""
+    seeds = [60, 1190]
+    for seed in seeds:
+        case = fuzz.draw_case(seed)
+        assert case.extra_rows[0] >= 1
+        starts = [int(view.split("[")[1].split(":")[0]) for view in case.dsl_expression.split("a0")[1:]]
+        assert starts and min(starts) >= 1, case.dsl_expression
+        assert f"a0[{starts[0]}:" in fuzz.kernel_module(case)
+    reports = []
+    ran, failed = fuzz.fuzz(seeds, tmp_path / "work", tmp_path / "failures", log=reports.append)
+    assert (ran, failed) == (len(seeds), []), "\n".join(reports)
 
 
 def test_a_wrong_result_is_caught_with_its_seed_and_a_repro(tmp_path, monkeypatch):
