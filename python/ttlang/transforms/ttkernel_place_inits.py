@@ -122,6 +122,7 @@ module's `ttlang.program` does not list (or no `ttlang.program`).
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from dataclasses import dataclass
 
 from xdsl.context import Context
@@ -377,7 +378,7 @@ class _Packer:
         return _Packer(self.masked or other.masked, self.reducing or other.reducing)
 
 
-class _BlockWalker:
+class _BlockWalker(ABC):
     """A walk of blocks from an entry state that inserts ops only with `emit`: a walk
     that only looks leaves the IR as it is (and the ops a later one inserts change no
     state), so its result for a block and an entry state is found once per pass run;
@@ -396,8 +397,8 @@ class _BlockWalker:
             self._looked[key] = self._walk(block, state, False)
         return self._looked[key]
 
-    def _walk(self, block: Block, state, emit: bool):
-        raise NotImplementedError
+    @abstractmethod
+    def _walk(self, block: Block, state, emit: bool): ...
 
 
 class UninitPlacer(_BlockWalker):
