@@ -4,7 +4,8 @@ temporaries: bufferization, d2m-memref-provenance, spilling)."""
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import AffineMapAttr, ArrayAttr, MemRefType
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import AffineMapAttr, ArrayAttr, IntegerAttr, MemRefType, i1
 from xdsl.dialects.linalg.ops import GenericOp, YieldOp
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
@@ -105,6 +106,13 @@ def add_output(generic: GenericOp, block: SSAValue, indexing_map: AffineMapAttr)
     wider.location = generic.location
     Rewriter.replace_op(generic, wider)
     return wider
+
+
+def packing_onto_l1(ops: list[Operation]) -> list[Operation]:
+    """`ops` between `d2m.pack_l1_acc` on and off: their packs add onto the blocks they
+    pack into (the L1-accumulating generics of d2m-row-sum-on-pack, d2m-split-prologue)."""
+    on, off = (arith.ConstantOp(IntegerAttr(flag, i1)) for flag in (1, 0))
+    return [on, d2m.PackL1AccOp(on.result), *ops, off, d2m.PackL1AccOp(off.result)]
 
 
 def declare_local_cb(anchor: Operation, block_type: MemRefType, buffers: int) -> SSAValue:

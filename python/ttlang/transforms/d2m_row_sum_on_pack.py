@@ -79,15 +79,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import arith
 from xdsl.dialects.builtin import (
     AffineMapAttr,
     ArrayAttr,
     DenseArrayBase,
-    IntegerAttr,
     ModuleOp,
     UnitAttr,
-    i1,
     i64,
 )
 from xdsl.dialects.linalg.ops import GenericOp
@@ -110,7 +107,9 @@ from ttlang.transforms.compute_region import (
     add_output,
     block_writer,
     bufferized_compute_generics,
+    cb_ops_between,
     defined_before,
+    packing_onto_l1,
 )
 from ttlang.transforms.d2m_packer_l1_accumulate import L1_ACCUMULATING_FORMATS
 
@@ -181,12 +180,7 @@ def _reserve_movable(block_value: SSAValue, producer: GenericOp) -> bool:
     local = isinstance(reserve.cb.owner, d2m.LocalCBOp)
     if not local or not defined_before(reserve.cb, producer):
         return False
-    op = producer
-    while op is not None and op is not reserve:
-        if any(reserve.cb in inner.operands for inner in op.walk()):
-            return False
-        op = op.next_op
-    return op is reserve
+    return producer.is_before_in_block(reserve) and not cb_ops_between(producer, reserve, reserve.cb)
 
 
 def _sum_on_pack(found: _OnPack) -> None:
@@ -223,8 +217,7 @@ def _sum_on_pack(found: _OnPack) -> None:
         ArrayAttr(update.iterator_types.data[:-1]), [],
     )  # fmt: skip
     start.attributes[L1_ACCUMULATE_ATTR] = UnitAttr()
-    on, off = (arith.ConstantOp(IntegerAttr(flag, i1)) for flag in (1, 0))
-    Rewriter.replace_op(update, [on, d2m.PackL1AccOp(on.result), start, off, d2m.PackL1AccOp(off.result)])
+    Rewriter.replace_op(update, packing_onto_l1([start]))
 
 
 @dataclass(frozen=True)

@@ -57,13 +57,12 @@ from dataclasses import dataclass
 from math import prod
 
 from xdsl.context import Context
-from xdsl.dialects import arith
-from xdsl.dialects.builtin import AffineMapAttr, ArrayAttr, IntegerAttr, ModuleOp, UnitAttr, i1
+from xdsl.dialects.builtin import AffineMapAttr, ArrayAttr, ModuleOp, UnitAttr
 from xdsl.dialects.linalg.ops import GenericOp, YieldOp
 from xdsl.ir import Block, BlockArgument, Operation, Region
 from xdsl.ir.affine import AffineDimExpr, AffineMap
 from xdsl.passes import ModulePass
-from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.rewriter import Rewriter
 
 from ttlang.dialects import d2m
 from ttlang.dialects.ttcore import TileType
@@ -75,17 +74,17 @@ from ttlang.transforms.analysis.dst_liveness import (
     body_ops,
     loop_ranges,
     parallel_dims,
-    subblock_extents,
+    subblock_tiles,
     yielded_value,
 )
-from ttlang.transforms.compute_region import bufferized_compute_generics
+from ttlang.transforms.compute_region import bufferized_compute_generics, packing_onto_l1
 from ttlang.transforms.d2m_packer_l1_accumulate import L1_ACCUMULATING_FORMATS
 
 
 def _sections(generic: GenericOp) -> int:
     ranges = loop_ranges(generic)
     tiles = prod(ranges[d] for d in parallel_dims(generic))
-    return tiles // prod(subblock_extents(generic))
+    return tiles // subblock_tiles(generic)
 
 
 def _prologue_inputs(generic: GenericOp) -> list[BlockArgument] | None:
@@ -167,9 +166,7 @@ def _split(generic: GenericOp, reads: list[BlockArgument]) -> None:
     accumulate.attributes.update(generic.attributes)
     accumulate.attributes[L1_ACCUMULATE_ATTR] = UnitAttr()
     accumulate.location = generic.location
-    on, off = (arith.ConstantOp(IntegerAttr(flag, i1)) for flag in (1, 0))
-    split = [start, on, d2m.PackL1AccOp(on.result), accumulate, off, d2m.PackL1AccOp(off.result)]
-    Rewriter.replace_op(generic, split)
+    Rewriter.replace_op(generic, [start, *packing_onto_l1([accumulate])])
 
 
 @dataclass(frozen=True)
