@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from xdsl.dialects import tensor
 from xdsl.dialects.linalg.attrs import IteratorType, IteratorTypeAttr
 from xdsl.dialects.linalg.ops import GenericOp, YieldOp
-from xdsl.dialects.builtin import AffineMapAttr, TensorType, UnitAttr
+from xdsl.dialects.builtin import AffineMapAttr, IntegerAttr, TensorType, UnitAttr
 from xdsl.ir import Block as IRBlock
 from xdsl.ir import Operation, Region, SSAValue
 from xdsl.ir.affine import AffineExpr, AffineMap
@@ -319,7 +319,9 @@ def tril(emit: Emit, block: Block, diagonal: int, value: Scalar) -> Block:
     def body(emit_body: Emit, tiles: Sequence[SSAValue], _out: SSAValue) -> SSAValue:
         tile, mask = tiles
         filled = _fill_tile(emit_body, value, block.tile_type)
-        return emit_body(d2m.TileWhereOp(mask, filled, tile)).results[0]
+        select = emit_body(d2m.TileWhereOp(mask, filled, tile))
+        select.attributes[d2m.TRIL_DIAGONAL_ATTR] = IntegerAttr(diagonal, 64)
+        return select.results[0]
 
     return build_generic(
         emit,
