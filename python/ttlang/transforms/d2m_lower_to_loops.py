@@ -355,17 +355,18 @@ class _Subblock:
         self.per_tile(builder, reduction_ivs, one_tile, self.tril_diagonal(op))
 
     def tril_diagonal(self, op: Operation) -> int | None:
-        """The tile diagonal below which `op` need not run: a `tril()` select
-        (`d2m.tril_diagonal`) computed in place of its `x` (whose tile it leaves as it
-        is there), or the copy of a mask tile only such selects read."""
+        """The tile diagonal below which `op` need not run: a `tril()` select or mask
+        add (`d2m.tril_diagonal`) computed in place of its `x` (whose tile it leaves as
+        it is there), or the copy of a mask tile only such selects read."""
         if isinstance(op, d2m.TileCopyOp):
             users = [use.operation for use in op.result.uses]
             diagonals = {self.tril_diagonal(u) if u.operands[0] is op.result else None for u in users}
             return diagonals.pop() if len(diagonals) == 1 else None
         attr = op.attributes.get(d2m.TRIL_DIAGONAL_ATTR)
-        if not isinstance(op, d2m.TileWhereOp) or not isinstance(attr, IntegerAttr):
+        if not isinstance(attr, IntegerAttr):
             return None
-        in_place = _slot(op) is not None and _slot(op) == self.slot_of(op.if_false)
+        x = op.if_false if isinstance(op, d2m.TileWhereOp) else op.operands[0]
+        in_place = _slot(op) is not None and _slot(op) == self.slot_of(x)
         return attr.value.data if in_place else None
 
     def slot_of(self, value: SSAValue) -> int | None:

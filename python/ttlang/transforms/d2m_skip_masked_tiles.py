@@ -14,8 +14,9 @@ before d2m-elementwise-fusion (which keeps the lists: a fused generic computes w
 its consumer computed). Facts first, in program order: a value with tiles (.., r, c)
 holding constant `v` where c - r > k (tile indices of its last two dims):
 
-- a `tril` generic (its `d2m.tile_where` marked `d2m.tril_diagonal = k` selects the
-  filled `value` above the diagonal): (k, value);
+- a `tril` generic (its `d2m.tile_where %mask, %value, %x` or, for -inf, `d2m.tile_add
+  %x, %mask`, marked `d2m.tril_diagonal = k`: the mask tile is all -inf above the
+  diagonal): (k, value);
 - an elementwise generic (all loops parallel, identity output map) reading such a
   value tile for tile: its body evaluated on those tiles with the constant, the other
   operands unknown but finite (`-inf - m = -inf`, `exp(-inf) = 0`, `0 * x = 0`):
@@ -195,13 +196,16 @@ def _evaluate(generic: GenericOp, facts: dict[SSAValue, Fact], k: int) -> Number
         known = fact is not None and fact[0] == k and _tile_for_tile(generic, index)
         env[arg] = fact[1] if known else None
     for op in block.ops:
+        if _tril_diagonal(op) == k:  # above the diagonal its mask tile is all -inf
+            env[op.operands[0 if isinstance(op, d2m.TileWhereOp) else 1]] = -math.inf
+    for op in block.ops:
         if isinstance(op, YieldOp):
             return env.get(op.operands[0])
         operands = [env.get(v) for v in op.operands]
         if isinstance(op, d2m.TileFillOp):
             result: Number = op.value.value.data
-        elif isinstance(op, d2m.TileWhereOp) and _tril_diagonal(op) == k:
-            result = operands[1]  # above the diagonal the mask selects `value`
+        elif isinstance(op, d2m.TileWhereOp) and operands[0] is not None:
+            result = operands[1] if operands[0] != 0.0 else operands[2]
         elif isinstance(op, d2m.TileWhereOp):
             result = operands[1] if operands[1] == operands[2] else None
         elif type(op) in _BINARY:

@@ -44,9 +44,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import arith
-from xdsl.dialects.builtin import IndexType, IntegerAttr, MemRefType, ModuleOp, TensorType
-from xdsl.ir import Block, SSAValue
+from xdsl.dialects import arith, linalg
+from xdsl.dialects.builtin import (
+    AffineMapAttr,
+    ArrayAttr,
+    IndexType,
+    IntegerAttr,
+    MemRefType,
+    ModuleOp,
+    TensorType,
+)
+from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.ir.affine import AffineMap
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
@@ -88,37 +97,58 @@ def _fill_bands(generic: d2m.GenericOp) -> None:
             "needs a data-movement thread to fill the mask tiles of tril() once, but the "
             "kernel has none; add a @datamovement() thread (its body may be `pass`).",
         )
-    mover = generic.thread_regions[kinds.index(d2m.ThreadType.DATAMOVEMENT)].block
+    movers = [r for r, k in zip(generic.thread_regions, kinds) if k == d2m.ThreadType.DATAMOVEMENT]
+    reading = [r for r in movers if any(isinstance(o, _READS) for o in r.walk())]
+    mover = next((r for r in reversed(movers) if r not in reading), movers[0]).block
     thread = compute[0].block
     last_fill, last_wait = None, None
-    bands: dict[tuple[int, TensorType], SSAValue] = {}
+    by_tile: dict[Attribute, list[d2m.TrilMaskOp]] = {}
     for mask in masks:
-        band_type = mask.result.type
-        assert isinstance(band_type, TensorType)
-        key = (mask.row.value.data, band_type)
-        if key not in bands:
-            block = MemRefType(
-                band_type.get_element_type(),
-                band_type.get_shape(),
-                memory_space=MemorySpaceAttr(MemorySpace.L1),
-            )
-            cb_type = d2m.CBType(block, 1)
-            args = _add_local_cb(generic, cb_type)
-            mover_cb = args[generic.thread_regions.index(mover.parent_region())]
-            compute_cb = args[generic.thread_regions.index(thread.parent_region())]
-            reserve = d2m.ReserveOp(mover_cb, block)
-            row, col = _index(key[0]), _index(0)
-            fill = [reserve, row, col, d2m.FillCausalMaskOp(reserve.result, row.result, col.result)]
-            fill.append(d2m.PushOp(mover_cb))
-            _insert_at_start(mover, last_fill, fill)
-            last_fill = fill[-1]
-            wait = d2m.WaitOp(compute_cb, band_type)
-            _insert_at_start(thread, last_wait, [wait])
-            last_wait = wait
-            Rewriter.insert_op(d2m.PopOp(compute_cb), InsertPoint.at_end(thread))
-            bands[key] = wait.result
-        mask.result.replace_all_uses_with(bands[key])
-        Rewriter.erase_op(mask)
+        by_tile.setdefault(mask.result.type.get_element_type(), []).append(mask)  # type: ignore[attr-defined]
+    for tile, group in by_tile.items():
+        # tile t of a band has its first key 32·t - row columns right of its first query
+        row = max(mask.row.value.data for mask in group)
+        last_key = max(32 * (_tiles(mask) - 1) - mask.row.value.data for mask in group)
+        band_type = TensorType(tile, [1, (last_key + row) // 32 + 1])
+        block = MemRefType(tile, band_type.get_shape(), memory_space=MemorySpaceAttr(MemorySpace.L1))
+        args = _add_local_cb(generic, d2m.CBType(block, 1))
+        mover_cb = args[generic.thread_regions.index(mover.parent_region())]
+        compute_cb = args[generic.thread_regions.index(thread.parent_region())]
+        reserve = d2m.ReserveOp(mover_cb, block)
+        first_row, col = _index(row), _index(0)
+        fill = [reserve, first_row, col, d2m.FillCausalMaskOp(reserve.result, first_row.result, col.result)]
+        fill.append(d2m.PushOp(mover_cb))
+        _insert_at_start(mover, last_fill, fill)
+        last_fill = fill[-1]
+        wait = d2m.WaitOp(compute_cb, band_type)
+        _insert_at_start(thread, last_wait, [wait])
+        last_wait = wait
+        Rewriter.insert_op(d2m.PopOp(compute_cb), InsertPoint.at_end(thread))
+        for mask in group:  # its tile t is the band's tile t + shift
+            shift = (row - mask.row.value.data) // 32
+            for use in list(mask.result.uses):
+                _shift_reads(use.operation, use.index, shift)
+            mask.result.replace_all_uses_with(wait.result)
+            Rewriter.erase_op(mask)
+
+
+def _tiles(mask: d2m.TrilMaskOp) -> int:
+    return mask.result.type.get_shape()[-1]  # type: ignore[attr-defined]
+
+
+def _shift_reads(user: Operation, index: int, shift: int) -> None:
+    """`user` (a linalg.generic) reads its input `index` `shift` tiles further along."""
+    if not isinstance(user, linalg.GenericOp) or index >= len(user.inputs):
+        raise PassError(user, "reads a tril() mask band but is no linalg.generic input; compiler bug.")
+    maps = list(user.indexing_maps.data)
+    old = maps[index].data
+    maps[index] = AffineMapAttr(
+        AffineMap(old.num_dims, old.num_symbols, (*old.results[:-1], old.results[-1] + shift))
+    )
+    user.indexing_maps = ArrayAttr(maps)
+
+
+_READS = (d2m.DMAReadOp, d2m.DMAMulticastOp)
 
 
 def _insert_at_start(block: Block, after, ops) -> None:
