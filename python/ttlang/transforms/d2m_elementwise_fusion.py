@@ -43,6 +43,11 @@ After:
         %r = d2m.tile_add %e, %b
         linalg.yield %r }
 
+Skipped iterations (`d2m.triangles`, d2m-skip-masked-tiles) stay: a fused generic
+skips what its consumer skipped (a producer skips at least that much: its only
+consumer reads no more), an epilogue's triangles renumbered through the reduction's
+output map beside the reduction's own.
+
 A generic that reads one tensor twice through the same map (`s - s`, or after fusing
 two producers of the same input) reads it once, so the tile is unpacked, or copied
 into DST, once.

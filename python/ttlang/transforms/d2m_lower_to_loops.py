@@ -37,6 +37,22 @@ block: it is filled once per section, into tile 0 of its slot (index `s * n`), a
 every read of it (ops using it, the packs of a fill generic) loads that tile, unless
 an op using it writes its slot (in place): then it is filled per tile.
 
+Skipped iterations (`d2m.triangles`, d2m-skip-masked-tiles; `#d2m.triangle<rows = r,
+cols = c, diagonal = k>` skips those with index[c] - index[r] > k): a subblock whose
+lowest, leftmost output tile is skipped runs no section at all; inside a section each
+op's tile, pack and accumulator load is guarded by `col - row <= k` (an `scf.if`) for
+each triangle whose dims the loop indices at hand include, so a reduction triangle
+guards the tiles of the reduction loop. A `tril()` op (`d2m.tril_diagonal = k`, a
+select or mask add) computed in place of its `x` runs only on output tiles on and
+above its diagonal (below it the mask tile is all 0 and `x` stays), as does the copy
+of a mask tile only such selects read:
+
+    scf.if (col0 - (row0 + rows - 1) <= k) {     // some tile of the subblock is kept
+      d2m.acquire_dst
+      scf.for ... { scf.if (col - row <= k) { the op on tile (row, col) } }
+      ...
+    }
+
 Fill generics (no inputs, all-parallel, the body one `d2m.tile_fill` yielded into every
 output) that follow each other in a block, with only `d2m.reserve`s between them, share
 one section whatever their subblocks: the reserves move before the first (a reserve

@@ -1,42 +1,58 @@
-"""d2m-tril-masks: the mask tiles a `tril` reads (`d2m.tril_mask`, a constant band of
-causal mask tiles in the compute thread) come from a kernel-local CB that the first
-data-movement thread fills once, at its start, with `d2m.fill_causal_mask`; the compute
-thread waits for the block at its start and pops it at its end.
+"""d2m-tril-masks: the mask tiles `tril()`s read (`d2m.tril_mask` bands: rows of causal
+mask tiles, in the compute thread) come from one band per tile type in a kernel-local
+CB that a data-movement thread fills once, at its start, with `d2m.fill_causal_mask`;
+the compute thread waits for the block at its start and pops it at its end.
 
 tt-metal has no compute call that writes a triangle into a tile; its SDPA reader
 writes its mask tiles through L1 pointers in a data-movement kernel (generate_mask),
-as `fill_causal_mask` does here. The band is filled once per kernel run: the mask of a
-`tril` depends only on the block's shape and the diagonal, both compile-time.
+as `fill_causal_mask` does here. A band's mask depends only on the block's shape and
+the diagonal, both compile-time: it is filled once per kernel run. Tile t of a band
+with row offset `row` has its first key 32·t - row columns right of its first query,
+so the bands of one kernel are windows of one: the band of the largest row offset,
+long enough for every band's last tile; each reader's map is shifted to its window
+(FlashAttention's two diagonal steps, 4x4 and 4x8 tiles, share an 11-tile band). A
+fill costs about one tile fill per distinct tile (docs/dsl.md, `fill_causal_mask`);
+the thread filling it is the last data-movement thread that reads nothing (the
+writer), so the fill overlaps the reader's first reads, else the first.
 
 Before (after d2m-hw-thread-selection: the threads are final):
 
     d2m.generic {...} ins(%x : ...) outs(%out : ...) {
     ^bb0(%x_cb: !cb, %out_cb: !cb):                                  // compute
-      %band = d2m.tril_mask {row = 32 : i64} : tensor<1x3x!tile>
-      ... linalg.generic ins(%s, %band ...) ...
+      %a = d2m.tril_mask {row = 32 : i64} : tensor<1x3x!tile>
+      %b = d2m.tril_mask {row = 64 : i64} : tensor<1x3x!tile>
+      ... linalg.generic {indexing_maps = [.., (d0, d1) -> (0, d1 - d0 + 1), ..]} ins(%s, %a ...) ...
+      ... linalg.generic {indexing_maps = [.., (d0, d1) -> (0, d1 - d0 + 1), ..]} ins(%t, %b ...) ...
     }, {
-    ^bb0(%x_cb_1: !cb, %out_cb_1: !cb):                              // data movement
-      ... the reader ...
+    ^bb0(%x_cb_1: !cb, %out_cb_1: !cb):                              // the reader
+      ...
+    }, {
+    ^bb0(%x_cb_2: !cb, %out_cb_2: !cb):                              // the writer
+      ...
     }
 
-After (one kernel-local CB per distinct band, 1 block):
+After (one 1-block kernel-local CB; `%a` is tiles 1..3 of the band):
 
     d2m.generic {...} ins(%x : ...) outs(%out : ...) {
-    ^bb0(%x_cb: !cb, %out_cb: !cb, %tril_mask_cb: !d2m.cb<memref<1x3x!tile, #l1>, 1>):
-      %band = d2m.wait %tril_mask_cb : ... -> tensor<1x3x!tile>
-      ... linalg.generic ins(%s, %band ...) ...
+    ^bb0(%x_cb: !cb, %out_cb: !cb, %tril_mask_cb: !d2m.cb<memref<1x4x!tile, #l1>, 1>):
+      %band = d2m.wait %tril_mask_cb : ... -> tensor<1x4x!tile>
+      ... linalg.generic {indexing_maps = [.., (d0, d1) -> (0, d1 - d0 + 2), ..]} ins(%s, %band ...) ...
+      ... linalg.generic {indexing_maps = [.., (d0, d1) -> (0, d1 - d0 + 1), ..]} ins(%t, %band ...) ...
       d2m.pop %tril_mask_cb
     }, {
     ^bb0(%x_cb_1: !cb, %out_cb_1: !cb, %tril_mask_cb_1: !d2m.cb<...>):
-      %blk = d2m.reserve %tril_mask_cb_1 : ... -> memref<1x3x!tile, #l1>
-      d2m.fill_causal_mask %blk, %c32, %c0 : memref<1x3x!tile, #l1>
-      d2m.push %tril_mask_cb_1
-      ... the reader ...
+      ...
+    }, {
+    ^bb0(%x_cb_2: !cb, %out_cb_2: !cb, %tril_mask_cb_2: !d2m.cb<...>):
+      %blk = d2m.reserve %tril_mask_cb_2 : ... -> memref<1x4x!tile, #l1>
+      d2m.fill_causal_mask %blk, %c64, %c0 : memref<1x4x!tile, #l1>
+      d2m.push %tril_mask_cb_2
+      ...
     }
 
-Bands of one row offset and tile type share a CB. Fails (PassError) on a
-`d2m.tril_mask` outside a generic's compute thread, and on a generic with no
-data-movement thread to fill it.
+Fails (PassError) on a `d2m.tril_mask` outside a generic's compute thread, on a
+generic with no data-movement thread to fill it, and (a compiler bug) on a band read
+by anything but a `linalg.generic` input.
 """
 
 from __future__ import annotations
@@ -44,7 +60,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import arith, linalg
+from xdsl.dialects import arith
 from xdsl.dialects.builtin import (
     AffineMapAttr,
     ArrayAttr,
@@ -54,6 +70,7 @@ from xdsl.dialects.builtin import (
     ModuleOp,
     TensorType,
 )
+from xdsl.dialects.linalg.ops import GenericOp
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.ir.affine import AffineMap
 from xdsl.passes import ModulePass
@@ -138,7 +155,7 @@ def _tiles(mask: d2m.TrilMaskOp) -> int:
 
 def _shift_reads(user: Operation, index: int, shift: int) -> None:
     """`user` (a linalg.generic) reads its input `index` `shift` tiles further along."""
-    if not isinstance(user, linalg.GenericOp) or index >= len(user.inputs):
+    if not isinstance(user, GenericOp) or index >= len(user.inputs):
         raise PassError(user, "reads a tril() mask band but is no linalg.generic input; compiler bug.")
     maps = list(user.indexing_maps.data)
     old = maps[index].data
