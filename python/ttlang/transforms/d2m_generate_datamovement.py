@@ -213,7 +213,7 @@ from xdsl.ir.affine import (
 from xdsl.passes import ModulePass
 
 from ttlang.dialects import d2m
-from ttlang.dialects.ttcore import IteratorType
+from ttlang.dialects.ttcore import IteratorType, TileType
 from ttlang.transforms.diagnostics import PassError
 
 GRID_RANK = 2
@@ -245,6 +245,7 @@ class Stream:
 
 
 Member = tuple[SSAValue, SSAValue, SSAValue, list[SSAValue]]  # cb, L1 block, source, indices
+Piece = tuple[int, tuple[int, int] | None]  # a member (position) and its tile rows (None: whole)
 Sharing = tuple[tuple[int, ...], tuple[int, ...] | None]  # Stream.sharing
 
 
@@ -1019,15 +1020,16 @@ def _multicast(
         read in flight: with all the group's blocks read at once, the first
         multicast would wait for the last read); a receiver pushes each block on
         its `valid`."""
-        reads: dict[SSAValue, SSAValue] = {}
+        reads: dict[tuple[SSAValue, Piece], SSAValue] = {}
 
-        def read(member: Member, at: Block) -> None:
-            _, l1, source, indices = member
-            reads[l1] = emit(d2m.DMAReadOp(source, indices, l1), at).tx
+        def read(members: Sequence[Member], piece: Piece, at: Block) -> None:
+            position, rows = piece
+            _, l1, source, indices = members[position]
+            reads[l1, piece] = emit(d2m.DMAReadOp(source, indices, l1, rows), at).tx
 
         for (_, _, members), sending in zip(groups, sends):
             if sending:
-                read(members[0], branch)
+                read(members, _pieces(members)[0], branch)
         def arg(position: int) -> SSAValue:
             return writer.block.args[position]
 
@@ -1067,30 +1069,35 @@ def _multicast(
                 send = Block()
                 any_ = emit(arith.CmpiOp(receivers, constant(0), "ugt"), branch).result
             emit(d2m.SemaphoreWaitOp(operands=[arg(semaphores.ready), receivers, [constant(0)]]), send)
+            pieces = _pieces(members)
             multicasts = []
-            for position, (member, valid) in enumerate(zip(members, valids)):
-                l1 = member[1]
-                emit(d2m.DMAWaitOp(reads[l1]), send)
-                last = position + 1 == len(members)
-                # a block before the last: its `valid` follows it on the path it keeps
-                # (linked), so it lands after the block, and the receivers take it while
-                # the next block is read (the write barriers wait for the last)
-                multicasts.append(emit(d2m.DMAMulticastOp(l1, l1, sender, shape, not last), send).tx)
-                if not last:
-                    emit(d2m.SemaphoreSetOp(operands=[valid, constant(1), sender, shape]), send)
-                    read(members[position + 1], send)
-                # the block goes to compute before its multicast is through (it only reads it)
-                _push(writer, send, [member])
+            for position, piece in enumerate(pieces):
+                member, rows = piece
+                l1 = members[member][1]
+                emit(d2m.DMAWaitOp(reads[l1, piece]), send)
+                last = position + 1 == len(pieces)
+                # a piece before the last: the next piece and its block's `valid` follow
+                # it on the path it keeps (linked), so `valid` lands after every piece
+                # of the block, and the receivers take a block while the next is read
+                # (the write barriers wait for the last piece)
+                multicasts.append(emit(d2m.DMAMulticastOp(l1, l1, sender, shape, not last, rows), send).tx)
+                ends_block = rows is None or rows[1] == _tile_rows(l1)
+                if ends_block and not last:
+                    emit(d2m.SemaphoreSetOp(operands=[valids[member], constant(1), sender, shape]), send)
+                if not last:  # the next piece's read overlaps this piece's multicast
+                    read(members, pieces[position + 1], send)
+                if ends_block:  # the block goes to compute before its multicast is through
+                    _push(writer, send, [members[member]])
             for tx in multicasts:
                 emit(d2m.DMAWaitOp(tx), send)
             emit(d2m.SemaphoreSetOp(operands=[valids[-1], constant(1), sender, shape]), send)
-            if send is not branch:  # no receivers: the other blocks read at once, then waited for
+            if send is not branch:  # no receivers: the other pieces read at once, then waited for
                 send.add_op(scf.YieldOp())
                 alone = Block()
-                for member in members[1:]:
-                    read(member, alone)
-                for _, l1, _, _ in members:
-                    emit(d2m.DMAWaitOp(reads[l1]), alone)
+                for piece in pieces[1:]:
+                    read(members, piece, alone)
+                for piece in pieces:
+                    emit(d2m.DMAWaitOp(reads[members[piece[0]][1], piece]), alone)
                 _push(writer, alone, members)
                 alone.add_op(scf.YieldOp())
                 emit(scf.IfOp(any_, [], Region(send), Region(alone)), branch)
@@ -1107,6 +1114,37 @@ def _multicast(
         emit(scf.IfOp(conditions[len(sends)], [], Region(send), Region(receive)), branch)
 
     decide(block, [])
+
+
+PIECE_BYTES = 32 * 1024
+"""The least bytes of a piece a sender multicasts (module docstring, "Pieces")."""
+
+
+def _tile_rows(block: SSAValue) -> int:
+    block_type = block.type
+    assert isinstance(block_type, MemRefType)
+    return block_type.get_shape()[-2]
+
+
+def _pieces(members: Sequence[Member]) -> list[Piece]:
+    """The pieces a sender reads and multicasts a handshake's blocks in, in order: a
+    block of B bytes whose dims before its tile rows are 1 splits into
+    min(rows, B // PIECE_BYTES) runs of its tile rows, as even as the rows allow; any
+    other block is one piece."""
+    pieces: list[Piece] = []
+    for position, (_, l1, _, _) in enumerate(members):
+        block_type = l1.type
+        assert isinstance(block_type, MemRefType)
+        shape = block_type.get_shape()
+        tile = block_type.get_element_type()
+        assert isinstance(tile, TileType)
+        count = min(shape[-2] if len(shape) >= 2 else 1, prod(shape) * tile.size_bytes() // PIECE_BYTES)
+        if count < 2 or any(extent != 1 for extent in shape[:-2]):
+            pieces.append((position, None))
+            continue
+        ends = [shape[-2] * i // count for i in range(count + 1)]
+        pieces.extend((position, (start, stop)) for start, stop in zip(ends, ends[1:]))
+    return pieces
 
 
 def _write(
