@@ -104,14 +104,41 @@ of that block, on which they push it (inputs moving at one level with the same
 senders, like FlashAttention's k and v, share one handshake and its `ready`; a core
 first takes one branch per combination of its roles, in which it issues the first
 DRAM read of each handshake it sends and its `ready`s before the handshakes, run in
-the same order on every core). A sender reads a handshake's blocks one after the
-other: once a block's read is through it multicasts the block, `linked` to its
-`valid` set right after (the NoC keeps the path, so `valid` lands after the block),
-then issues the next block's read, so each multicast overlaps the next read
+the same order on every core). A sender reads a handshake's blocks in pieces (below),
+one after the other: once a piece's read is through it multicasts the piece,
+`linked` (the NoC keeps the path for the sender's next multicast, so what follows
+lands after it), sets the block's `valid` right after the block's last piece, then
+issues the next piece's read, so each multicast overlaps the next read
 (`noc_async_read_barrier` waits for every read in flight: with all reads issued
-first, the first multicast would wait for the last read). The last block's multicast
-is not linked: the write barriers follow, then its `valid`. The sender pushes each
-block to its compute thread before the write barriers (compute only reads them).
+first, the first multicast would wait for the last read). The last piece's multicast
+is not linked: the write barriers follow, then its block's `valid`. The sender pushes
+each block to its compute thread after its last piece's multicast, before the write
+barriers (compute only reads it).
+
+Pieces: a block of at least two `PIECE_BYTES` (32 KiB) whose dims before its tile
+rows are 1 is read and multicast in `B // PIECE_BYTES` runs of its tile rows (at most
+one a row; `rows(start, stop)` of `d2m.dma_read` and `d2m.dma_mcast`), as even as the
+rows allow; any other block is one piece. A piece costs a DRAM round trip no read
+overlaps (the next piece's reads go out after this one's barrier: ~185 modeled cycles
+plus 9 a hop, more where other reads queue at the banks or on the core's read port)
+and a multicast issue; it takes the multicast of the block's other pieces off the
+block's path. Measured (docs/passes.md has the table): 8 KiB blocks in two pieces
+cost matmul 19%; FlashAttention's 32 KiB causal K/V blocks in two cost 1.7%, while
+its 128 KiB blocks gain the most in four pieces of 32 KiB and lose in eight.
+FlashAttention's K/V sender at D = 64, k_chunk 512 (16x2-tile blocks, 64 KiB):
+
+    %k0 = d2m.dma_read %k[...], %k_blk rows(0, 8)
+    d2m.semaphore_wait %k_v_ready, %c7 reset %c0
+    d2m.dma_wait %k0
+    %m0 = d2m.dma_mcast %k_blk, %k_blk core[%c0, %x] mcast[%c8, %c1] rows(0, 8) linked
+    %k1 = d2m.dma_read %k[...], %k_blk rows(8, 16)      // read while rows 0-7 go out
+    d2m.dma_wait %k1
+    %m1 = d2m.dma_mcast %k_blk, %k_blk core[%c0, %x] mcast[%c8, %c1] rows(8, 16) linked
+    d2m.semaphore_set %k_valid, %c1 core[%c0, %x] mcast[%c8, %c1]   // after both
+    %v0 = d2m.dma_read %v[...], %v_blk rows(0, 8)
+    d2m.push %k_cb
+    ... v's two pieces the same way, the last not linked; d2m.push %v_cb, a dma_wait
+    per multicast, then v's `valid`
 The compute thread's `d2m.wait`s move down to the first op using the waited block
 or its CB: a `with k.wait(), v.wait()` starts on k before v has landed (a wait
 changes nothing other threads see, so waiting later adds no deadlock). Outputs get a writer:
