@@ -1040,13 +1040,13 @@ def _multicast(
     def handshakes(branch: Block, sends: Sequence[bool]) -> None:
         """A core's part in every group: the first DRAM read of each group it sends
         issued and its `ready`s sent first, then the handshakes in group order; a
-        sender waits for its receivers' `ready`s, then for each block waits for its
-        read, multicasts it (with its `valid` behind it but for the last block's,
-        set after the write barriers) and issues the group's next block's read, so
-        that the multicast overlaps the next read (a read barrier waits for every
-        read in flight: with all the group's blocks read at once, the first
-        multicast would wait for the last read); a receiver pushes each block on
-        its `valid`."""
+        sender waits for its receivers' `ready`s, then for each piece of the group's
+        blocks (`_pieces`) waits for its read, multicasts it (a block's `valid`
+        behind its last piece but for the last block's, set after the write
+        barriers) and issues the group's next piece's read, so that the multicast
+        overlaps the next read (a read barrier waits for every read in flight: with
+        all the group's blocks read at once, the first multicast would wait for the
+        last read); a receiver pushes each block on its `valid`."""
         reads: dict[tuple[SSAValue, Piece], SSAValue] = {}
 
         def read(members: Sequence[Member], piece: Piece, at: Block) -> None:
