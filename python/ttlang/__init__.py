@@ -29,6 +29,7 @@ from ttlang.dsl.api import (
     rsqrt,
     sqrt,
     transpose,
+    tril,
     where,
     zeros,
 )
@@ -63,6 +64,7 @@ __all__ = [
     "rsqrt",
     "sqrt",
     "transpose",
+    "tril",
     "where",
     "zeros",
 ]

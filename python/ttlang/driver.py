@@ -34,6 +34,7 @@ from ttlang.transforms.diagnostics import PassError, PassInvariantError, source_
 DEFAULT_PIPELINE: tuple[str, ...] = (
     "d2m-generate-datamovement",
     "d2m-hw-thread-selection",
+    "d2m-tril-masks",
     "d2m-check-cb-traffic",
     "d2m-elementwise-fusion",
     "d2m-reciprocal-divisor",

@@ -1446,6 +1446,40 @@ class FillCausalMaskOp(IRDLOperation):
             raise VerifyException(f"writes bf16 tiles, but the block holds {tile}.")
 
 
+@irdl_op_definition
+class TrilMaskOp(IRDLOperation):
+    """The constant a `tril` reads its diagonal tiles' element mask from, in a compute
+    thread on tensors: one row of bf16 additive causal mask tiles (0 / -inf), tile t
+    being `d2m.fill_causal_mask`'s at element offset (`row`, 0), so tile t has its
+    first key 32·t - `row` columns right of its first query row. The frontend's
+    `tril(x, diagonal)` of a block R tiles tall reads tile `j - i + R - 1` of it for
+    output tile (i, j): all 0 below the tile diagonal, the element triangle on it,
+    all -inf above it. d2m-tril-masks replaces it by the block of a kernel-local CB
+    that a data-movement thread fills once."""
+
+    name = "d2m.tril_mask"
+
+    row = prop_def(IntegerAttr[I64])
+    result = result_def(TensorType)
+
+    assembly_format = "attr-dict `:` type($result)"
+    irdl_options = (ParsePropInAttrDict(),)
+    traits = traits_def(Pure())
+
+    def __init__(self, row: int, result_type: TensorType):
+        super().__init__(properties={"row": IntegerAttr(row, 64)}, result_types=[result_type])
+
+    def verify_(self) -> None:
+        result_type = self.result.type
+        assert isinstance(result_type, TensorType)
+        shape = result_type.get_shape()
+        tile = result_type.get_element_type()
+        if len(shape) != 2 or shape[0] != 1:
+            raise VerifyException(f"is one row of tiles (1 x N), but got {result_type}.")
+        if not isinstance(tile, TileType) or tile.element_format != DataType.BF16:
+            raise VerifyException(f"holds bf16 tiles, but got {tile}.")
+
+
 # ----------------------------------------------------------------------- semaphores
 
 
@@ -1627,6 +1661,7 @@ D2M = Dialect(
         DMAMulticastOp,
         DMAWaitOp,
         FillCausalMaskOp,
+        TrilMaskOp,
         SemaphoreSetOp,
         SemaphoreIncOp,
         SemaphoreWaitOp,

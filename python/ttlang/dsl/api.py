@@ -288,6 +288,14 @@ def bcast(block, dim: int = 1):
     raise _outside_thread("bcast")
 
 
+def tril(block, diagonal: int = 0, value: float = 0.0):
+    """torch.tril of a block, over its last two dims: element (r, c) of `block` where
+    c <= r + `diagonal`, else `value` (torch's 0 by default; -inf before a softmax).
+    `diagonal` (elements) is a compile-time multiple of 32, `value` a compile-time
+    number. For a @compute() thread; bf16 blocks."""
+    raise _outside_thread("tril")
+
+
 def where(condition, if_true, if_false):
     """Elementwise `if_true` where `condition` is nonzero, else `if_false` (blocks or
     numbers, with broadcasting)."""

@@ -63,6 +63,7 @@ from ttlang.device import load_device
 from ttlang.dialects import d2m
 from ttlang.dialects.ttcore import (
     DEVICE_ATTR,
+    DataType,
     DeviceAttr,
     GridAttr,
     IteratorType,
@@ -2054,6 +2055,31 @@ class ThreadCompiler:
             self.emit, condition, self._block_operand(if_true), self._block_operand(if_false)
         )
 
+    def tril(self, node: ast.Call, block: object, diagonal: object = 0, value: object = 0.0) -> Block:
+        self._require_compute("tril()")
+        if not isinstance(block, Block):
+            raise DSLError(f"tril() takes a block, not {_describe(block)}")
+        if len(block.shape) < 2:
+            raise DSLError(
+                f"tril() masks a block's last two dims (rows, cols), but got a block of shape "
+                f"{operators.format_shape(block.shape)}"
+            )
+        operators.check_tile_aligned("tril()", block.shape)
+        if not isinstance(diagonal, int) or isinstance(diagonal, bool) or diagonal % TILE:
+            raise DSLError(
+                f"tril(..., diagonal={_describe(diagonal)}): the diagonal is a compile-time "
+                f"int, a multiple of {TILE} (elements: whole tiles)",
+                "a diagonal that differs at run time is a run-time branch between trils "
+                "(`for _ in range(n)`, n 0 or 1)",
+            )
+        if not isinstance(value, int | float) or isinstance(value, bool):
+            raise DSLError(f"tril(..., value={_describe(value)}): the value is a compile-time number")
+        if block.tile_type.element_format != DataType.BF16:
+            raise DSLError(
+                f"tril() masks bf16 blocks (its mask tiles are bf16), but got {block.tile_type}"
+            )
+        return operators.tril(self.emit, block, diagonal // TILE, float(value))
+
 
 def _grid_query(op_class: type[Operation], name: str):
     """The intrinsic handler of core_index / grid_size."""
@@ -2118,6 +2144,7 @@ _INTRINSICS: dict[FunctionType, Callable[..., object]] = {
     api.zeros: ThreadCompiler.zeros,
     api.maximum: ThreadCompiler.maximum,
     api.where: ThreadCompiler.where,
+    api.tril: ThreadCompiler.tril,
     api.reduce_sum: _reduce_function("sum"),
     api.reduce_max: _reduce_function("max"),
     api.bcast: ThreadCompiler.bcast,

@@ -294,6 +294,44 @@ def where(emit: Emit, condition: Block, if_true: Operand, if_false: Operand) -> 
     return elementwise(emit, "where", (condition, if_true, if_false), combine)
 
 
+def tril(emit: Emit, block: Block, diagonal: int, value: Scalar) -> Block:
+    """torch.tril of `block` over its last two dims, `diagonal` in tiles: element (r, c)
+    kept where c <= r + 32·diagonal, else `value`. The mask is a `d2m.tril_mask` band of
+    R + C - 1 causal mask tiles (R x C the block's tiles): output tile (i, j) reads band
+    tile j - i + R - 1, all 0 below the tile diagonal (`x` kept), the element triangle
+    on it, all -inf above it; the body is `where(mask, fill(value), x)`:
+
+        %band = d2m.tril_mask {row = 32·(R - 1 + diagonal)} : tensor<1x(R+C-1)x!tile>
+        linalg.generic {indexing_maps = [(.., d0, d1) -> (.., d0, d1),
+                                         (.., d0, d1) -> (0, d1 - d0 + R - 1), ...]}
+            ins(%x, %band) outs(%empty) {
+        ^bb0(%a: !tile, %m: !tile, %o: !tile):
+          %v = d2m.tile_fill value ; %r = d2m.tile_where %m, %v, %a ; linalg.yield %r }
+    """
+    *_, rows, cols = tile_shape(block.shape)
+    band_type = TensorType(block.tile_type, [1, rows + cols - 1])
+    band = emit(d2m.TrilMaskOp(TILE * (rows - 1 + diagonal), band_type)).results[0]
+    rank = len(block.shape)
+    row, col = AffineExpr.dimension(rank - 2), AffineExpr.dimension(rank - 1)
+    band_map = AffineMap(rank, 0, (AffineExpr.constant(0), col - row + (rows - 1)))
+    identity = AffineMap.identity(rank)
+
+    def body(emit_body: Emit, tiles: Sequence[SSAValue], _out: SSAValue) -> SSAValue:
+        tile, mask = tiles
+        filled = _fill_tile(emit_body, value, block.tile_type)
+        return emit_body(d2m.TileWhereOp(mask, filled, tile)).results[0]
+
+    return build_generic(
+        emit,
+        [(block.value, identity), (band, band_map)],
+        block.shape,
+        identity,
+        [IteratorType.PARALLEL] * rank,
+        block.tile_type,
+        body,
+    )
+
+
 def transpose(emit: Emit, block: Block) -> Block:
     """Swaps the last two axes: tile (i, j) of the result is tile (j, i) transposed."""
     *batch, rows, cols = block.shape

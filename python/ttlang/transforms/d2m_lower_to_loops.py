@@ -93,7 +93,8 @@ After:
     }
 
 Fails (PassError) on generics not placed by d2m-dst-allocate, on generics that still
-return tensors, and on indexing expressions other than dimensions and constants.
+return tensors, and on indexing expressions other than sums and products of dimensions and
+constants.
 """
 
 from __future__ import annotations
@@ -109,7 +110,14 @@ from xdsl.dialects import arith, memref, scf
 from xdsl.dialects.builtin import DenseArrayBase, IndexType, IntegerAttr, MemRefType, ModuleOp, i1
 from xdsl.dialects.linalg.ops import GenericOp
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
-from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineMap
+from xdsl.ir.affine import (
+    AffineBinaryOpExpr,
+    AffineBinaryOpKind,
+    AffineConstantExpr,
+    AffineDimExpr,
+    AffineExpr,
+    AffineMap,
+)
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     PatternRewriter,
@@ -148,19 +156,28 @@ def _index(builder: Builder, value: int) -> SSAValue:
 def _map_indices(
     builder: Builder, indexing_map: AffineMap, ivs: dict[int, SSAValue], op: Operation
 ) -> tuple[SSAValue, ...]:
-    """The tile indices `indexing_map` gives for the loop induction variables `ivs`."""
-    indices: list[SSAValue] = []
-    for expr in indexing_map.results:
+    """The tile indices `indexing_map` gives for the loop induction variables `ivs`
+    (sums and products of dimensions and constants: `tril`'s mask band reads tile
+    `d1 - d0 + c`)."""
+
+    def index(expr: AffineExpr) -> SSAValue:
         if isinstance(expr, AffineDimExpr):
-            indices.append(ivs[expr.position])
-        elif isinstance(expr, AffineConstantExpr):
-            indices.append(_index(builder, expr.value))
-        else:
-            raise PassError(
-                op,
-                f"has the indexing expression {expr}; only dimensions and constants are supported.",
-            )
-    return tuple(indices)
+            return ivs[expr.position]
+        if isinstance(expr, AffineConstantExpr):
+            return _index(builder, expr.value)
+        if isinstance(expr, AffineBinaryOpExpr) and expr.kind in _INDEX_OPS:
+            combine = _INDEX_OPS[expr.kind]
+            return builder.insert(combine(index(expr.lhs), index(expr.rhs))).result
+        raise PassError(
+            op,
+            f"has the indexing expression {expr}; only sums and products of dimensions and "
+            "constants are supported.",
+        )
+
+    return tuple(index(expr) for expr in indexing_map.results)
+
+
+_INDEX_OPS = {AffineBinaryOpKind.Add: arith.AddiOp, AffineBinaryOpKind.Mul: arith.MuliOp}
 
 
 def _emit_loops(

@@ -594,3 +594,19 @@ func.func @view_in_data_movement(%k: !dram) {
   }
   return
 }
+
+// -----
+
+func.func @tril_mask_two_rows() {
+  // expected-error @+1 {{'d2m.tril_mask' op is one row of tiles (1 x N), but got tensor<2x3x!ttcore.tile<32x32, bf16>>.}}
+  %band = d2m.tril_mask {row = 32 : i64} : tensor<2x3x!ttcore.tile<32x32, bf16>>
+  return
+}
+
+// -----
+
+func.func @f32_tril_mask() {
+  // expected-error @+1 {{'d2m.tril_mask' op holds bf16 tiles, but got !ttcore.tile<32x32, f32>.}}
+  %band = d2m.tril_mask {row = 32 : i64} : tensor<1x3x!ttcore.tile<32x32, f32>>
+  return
+}

@@ -33,6 +33,7 @@ from ttlang import (
     full,
     maximum,
     pykernel_gen,
+    tril,
     where,
     zeros,
 )
@@ -164,6 +165,51 @@ def where_shape_mismatch():
             o.store(where(a, a, b))  # <- where_shape_mismatch
 
     compile_with(body)
+
+
+@bad(KernelError, "tril", "multiple of 32")
+def tril_diagonal_not_whole_tiles():
+    def body(x_cb, y_cb, out_cb):
+        with x_cb.wait() as a, y_cb.wait() as b, out_cb.reserve() as o:
+            o.store(tril(a, diagonal=16))  # <- tril_diagonal_not_whole_tiles
+
+    compile_with(body)
+
+
+@bad(KernelError, "tril", "compile-time int")
+def tril_diagonal_at_run_time():
+    def body(x_cb, y_cb, out_cb):
+        with x_cb.wait() as a, y_cb.wait() as b, out_cb.reserve() as o:
+            o.store(tril(a, diagonal=core_index(0) * 32))  # <- tril_diagonal_at_run_time
+
+    compile_with(body)
+
+
+@bad(KernelError, "tril", "compile-time number")
+def tril_value_a_block():
+    def body(x_cb, y_cb, out_cb):
+        with x_cb.wait() as a, y_cb.wait() as b, out_cb.reserve() as o:
+            o.store(tril(a, value=a))  # <- tril_value_a_block
+
+    compile_with(body)
+
+
+@bad(KernelError, "tril()", "whole-tile")
+def tril_of_a_row_vector():
+    def body(x_cb, y_cb, out_cb):
+        with x_cb.wait() as a, y_cb.wait() as b, out_cb.reserve() as o:
+            o.store(a + tril(a.rowmax()))  # <- tril_of_a_row_vector
+
+    compile_with(body)
+
+
+@bad(KernelError, "tril()", "@compute() thread")
+def tril_in_datamovement():
+    def writer(x_cb, y_cb, out_cb, out_acc):
+        with out_cb.wait() as blk:
+            dma(tril(blk), out_acc[0, 0]).wait()  # <- tril_in_datamovement
+
+    compile_with(writer_body=writer)
 
 
 @bad(KernelError, "shape mismatch", "@")

@@ -19,7 +19,7 @@ func.func @not_allocated(%in: !blk, %out: !blk) {
 !tile = !ttcore.tile<32x32, bf16>
 !blk = memref<2x2x!tile, #ttcore.memory_space<l1>>
 func.func @affine_expression(%in: !blk, %out: !blk) {
-  // expected-error @+1 {{has the indexing expression (d1 floordiv 2); only dimensions and constants are supported.}}
+  // expected-error @+1 {{has the indexing expression (d1 floordiv 2); only sums and products of dimensions and constants are supported.}}
   linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1 floordiv 2)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%in : !blk) outs(%out : !blk) attrs = {d2m.dst_slots = 1 : i64} {
   ^bb0(%a: !tile, %c: !tile):
     %x = d2m.tile_copy %a {d2m.dst_slot = 0 : i64, engine = #d2m.engine<fpu>} : !tile

@@ -355,3 +355,27 @@ func.func @fill_run(%a: !cb, %b: !cb, %c: !cb, %d: !cb, %e: !cb, %f: !fcb) {
   }
   return
 }
+
+// An operand read through a sum of dimensions and constants (tril()'s mask band: tile
+// d1 - d0 + 1 of a 1x3 band for a 2x2 block): the index is computed per tile.
+!band = memref<1x3x!tile, #ttcore.memory_space<l1>>
+// CHECK-LABEL: func.func @band_operand
+// CHECK:         scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK:           scf.for %[[J:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK:             %[[ROW:.*]] = arith.addi %{{.*}}, %[[I]] : index
+// CHECK:             %[[COL:.*]] = arith.addi %{{.*}}, %[[J]] : index
+// CHECK:             %[[ZERO:.*]] = arith.constant 0 : index
+// CHECK:             %[[MINUS:.*]] = arith.constant -1 : index
+// CHECK:             %[[NEG_ROW:.*]] = arith.muli %[[ROW]], %[[MINUS]] : index
+// CHECK:             %[[DIFF:.*]] = arith.addi %[[COL]], %[[NEG_ROW]] : index
+// CHECK:             %[[ONE:.*]] = arith.constant 1 : index
+// CHECK:             %[[TILE:.*]] = arith.addi %[[DIFF]], %[[ONE]] : index
+// CHECK:             memref.load %{{.*}}[%[[ZERO]], %[[TILE]]] : memref<1x3x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<l1>>
+func.func @band_operand(%in: !band, %out: !blk) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (0, d1 - d0 + 1)>, #id], iterator_types = ["parallel", "parallel"]} ins(%in : !band) outs(%out : !blk) attrs = {d2m.dst_slots = 1 : i64} {
+  ^bb0(%a: !tile, %c: !tile):
+    %x = d2m.tile_copy %a {d2m.dst_slot = 0 : i64, engine = #d2m.engine<fpu>} : !tile
+    linalg.yield %x : !tile
+  }
+  return
+}
