@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -50,6 +51,8 @@ struct KernelThread {
   uint64_t pack_clock = 0;
   uint64_t pack_busy = 0;  // cycles of pack_clock the packer worked (the rest it waited)
   bool pack_l1_acc = false;  // pack_reconfig_l1_acc: pack_tile adds to the page's values
+  // reduce_init's packer edge masks (none after reduce_uninit): what pack_tile keeps.
+  std::optional<ReduceAxis> pack_reduce_mask;
   uint64_t committed_at = 0;
   uint64_t half_free_at[2] = {0, 0};
   uint32_t sections_released = 0;

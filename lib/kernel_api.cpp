@@ -271,6 +271,10 @@ void reconfig_data_format(const char* call, int32_t first_old, int32_t first_new
   };
   bool first = changes(first_old, first_new);
   bool second = changes(second_old, second_new);
+  // tt-llk asserts a packer reconfiguration never meets reduce's edge masks.
+  if (first && std::strcmp(call, "pack_reconfig_data_format") == 0 && device().thread().pack_reduce_mask)
+    fail(std::string(call) + "(cb " + std::to_string(first_new) +
+         ") reconfigures the packer while reduce_init's edge masks are on: call reduce_uninit first");
   if (first || second) scheduler().advance(costs().reconfig);
 }
 
@@ -308,10 +312,29 @@ void pack_l1_acc(bool enable) {
   device().thread().pack_l1_acc = enable;
 }
 
+void reduce_init(ReduceAxis axis) {
+  init(InitKind::Reduce);
+  device().thread().pack_reduce_mask = axis;
+}
+
+void reduce_uninit() {
+  init(InitKind::Reduce);
+  device().thread().pack_reduce_mask.reset();
+}
+
 void pack_tile(uint32_t dst, uint32_t cb, uint32_t out_tile, bool out_of_order) {
   TracedCall traced("pack_tile", cb, out_of_order ? static_cast<int32_t>(out_tile) : -1, dst);
   Core& core = compute_core("pack_tile");
   const float* values = core.dst().pack_tile(dst, "pack_tile");
+  alignas(64) float masked[kTileElements];
+  if (const std::optional<ReduceAxis>& mask = device().thread().pack_reduce_mask) {
+    for (int r = 0; r < kTileRows; ++r)
+      for (int c = 0; c < kTileCols; ++c) {
+        bool kept = *mask == ReduceAxis::Row ? c == 0 : *mask == ReduceAxis::Col ? r == 0 : r == 0 && c == 0;
+        masked[r * kTileCols + c] = kept ? values[r * kTileCols + c] : 0.0f;
+      }
+    values = masked;
+  }
   CircularBuffer& out = core.cb(cb, "pack_tile");
   out.check_holds_tiles("pack_tile");
   uint8_t* page = out_of_order ? out.back_page(out_tile, "pack_tile") : out.next_pack_page("pack_tile");

@@ -70,6 +70,12 @@ void init(InitKind kind);
 // pack_reconfig_l1_acc: with `enable`, pack_tile adds the DST tile to the page it packs
 // into (tt-metal's packer L1 accumulation) instead of overwriting it; kept per core.
 void pack_l1_acc(bool enable);
+// reduce_init / reduce_uninit: besides their init cost, reduce_init sets the packer's edge
+// masks for its dim (tt-metal 0.81.1 `_llk_pack_reduce_mask_config_`): until reduce_uninit
+// clears them, pack_tile writes every datum but the reduction's result (column 0 of each
+// row, row 0 of each column, or [0][0]) as zero; kept per core.
+void reduce_init(ReduceAxis axis);
+void reduce_uninit();
 // A data-format reconfiguration `call` of the unpackers (`first` = srcA, `second` =
 // srcB) or of the packer (`first`): each slot given a new CB (>= 0) takes that CB's
 // format. With its old CB given (tt-metal's (old, new) overloads) a slot changes only

@@ -162,7 +162,7 @@ def matmul(
 CB_IN, CB_SCALER, CB_OUT = 0, 2, 16
 NO_CB = 32
 POOLS = {"sum": 0, "max": 2}  # tt-metal PoolType
-DIMS = {"row": 0, "col": 1}  # tt-metal ReduceDim
+DIMS = {"row": 0, "col": 1, "scalar": 2}  # tt-metal ReduceDim
 SFPU_OPS = {"exp": 0, "recip": 1, "exp_recip": 2, "copy": 3}
 
 
@@ -214,6 +214,14 @@ def reduce(shape: tuple[int, int], pool: str, dim: str, scaler: float) -> Progra
     out_shape = (shape[0], 32) if dim == "row" else (32, shape[1])
     compute = kernel("compute_reduce.cpp", "compute", CB_IN, CB_SCALER, CB_OUT, POOLS[pool], DIMS[dim], groups, inner)
     return _one_core_unary(compute, shape, out_shape, column_major=dim == "col", scaler=scaler)
+
+
+def reduce_masked_copy(shape: tuple[int, int], dim: str) -> Program:
+    """Every tile of x packed twice (out: one tile row per input tile): as the packer's
+    edge masks of a `dim` reduce_init let it through, then after reduce_uninit."""
+    count = (shape[0] // 32) * (shape[1] // 32)
+    compute = kernel("compute_reduce_mask.cpp", "compute", CB_IN, NO_CB, CB_OUT, DIMS[dim], count)
+    return _one_core_unary(compute, shape, (32 * count, 64))
 
 
 def transpose(shape: tuple[int, int]) -> Program:

@@ -21,12 +21,12 @@ constexpr ttemu::ReduceAxis axis_of(ReduceDim dim) {
 template <PoolType reduce_type, ReduceDim reduce_dim, bool is_fp32_dest_acc_en = false>
 ALWI void reduce_init(uint32_t icb, uint32_t icb_scaler, uint32_t ocb) {
   (void)icb, (void)icb_scaler, (void)ocb;
-  ttemu::init(ttemu::InitKind::Reduce);
+  ttemu::reduce_init(ttemu_detail::axis_of(reduce_dim));
 }
 
 ALWI void reduce_uninit(uint32_t icb = 0) {
   (void)icb;
-  ttemu::init(ttemu::InitKind::Reduce);
+  ttemu::reduce_uninit();
 }
 
 template <PoolType reduce_type, ReduceDim reduce_dim, bool is_fp32_dest_acc_en = false>

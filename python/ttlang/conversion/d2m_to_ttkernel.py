@@ -30,13 +30,16 @@ op family, `CB_DMA_SEMAPHORE_PATTERNS`; the tile ops by one lowering function pe
   cb_push_back` of the block's tile count.
 - DMA: `d2m.dma_read/dma_write` of a block -> loops over the block's tiles issuing
   `noc_async_read_tile/write_tile` through an `InterleavedAddrGenFast` built from the
-  buffer's address argument; `d2m.dma_wait` -> the read or write barrier. Before the
+  buffer's address argument (a read of `rows(start, stop)`: those tile rows, `start`
+  rows past the block's L1 address and DRAM index); `d2m.dma_wait` -> the read or
+  write barrier. Before the
   loops, the block is checked against the tensor's tile shape per dimension: constant
   indices here (a PassError when outside), others by `ttkernel.check_tile_block`, which
   the emulator runs (pages are numbered row-major: a block past a row's end would move
   the next row's tiles).
-- Multicast: `d2m.dma_mcast` -> `noc_async_write_multicast` of the block to the same
-  address on the rectangle's cores other than the sender; the rectangle's corners are
+- Multicast: `d2m.dma_mcast` -> `noc_async_write_multicast` of the block (of its tile
+  rows `rows(start, stop)`: one run of bytes) to the same address on the rectangle's
+  cores other than the sender; the rectangle's corners are
   the NoC coordinates of its first and last column and row (the `noc_x`/`noc_y` args);
   a `linked` one passes `linked = true`.
 - Causal masks: `d2m.fill_causal_mask` of a reserved block -> loops over its tiles;
@@ -98,6 +101,7 @@ from __future__ import annotations
 import struct
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from math import prod
 from typing import ClassVar
 
 from xdsl.builder import Builder
@@ -451,12 +455,21 @@ class _KernelBuilder:
         source = "" if location is None else f"{location.filename.data}:{location.line.data}"
         builder.insert(ttkernel.CheckTileBlockOp(origin, name, block_shape, shape, source))
 
-    def block_address(self, block: SSAValue, builder: Builder) -> SSAValue:
-        """The L1 address of a CB block (read pointer after wait, write pointer after reserve)."""
+    def block_address(self, block: SSAValue, builder: Builder, first_row: int = 0) -> SSAValue:
+        """The L1 address of a CB block (read pointer after wait, write pointer after
+        reserve), or of its tile row `first_row` (the dims before its rows are 1)."""
         origin = memref_origin(block)
         assert isinstance(origin, CBBlock)
         query = ttkernel.GetReadPtrOp if origin.is_front else ttkernel.GetWritePtrOp
-        return builder.insert(query(self.cb(origin.cb))).result
+        address = builder.insert(query(self.cb(origin.cb))).result
+        if not first_row:
+            return address
+        block_type = block.type
+        assert isinstance(block_type, MemRefType)
+        tile = block_type.get_element_type()
+        assert isinstance(tile, TileType)
+        offset = _i32(builder, first_row * block_type.get_shape()[-1] * tile.size_bytes())
+        return builder.insert(arith.AddiOp(address, offset)).result
 
     def core_rectangle(
         self, corner: Sequence[SSAValue], extent: Sequence[SSAValue], builder: Builder
@@ -674,7 +687,6 @@ class LowerDMA(ConversionPattern):
         l1, dram = (op.dst, op.src) if reading else (op.src, op.dst)
         if not isinstance(memref_origin(l1), CBBlock):
             raise PassError(op, "moves a block that does not come from d2m.wait or d2m.reserve.")
-        base = k.block_address(l1, builder)
         generator = k.addr_gen(dram, op)
         dram_type = dram.type
         assert isinstance(dram_type, MemRefType)
@@ -683,7 +695,10 @@ class LowerDMA(ConversionPattern):
         origin = [k.value(index) for index in op.indices]
         l1_type = l1.type
         assert isinstance(l1_type, MemRefType)
-        block_shape = l1_type.get_shape()
+        first_row, block_shape = op.piece(l1_type) if reading else (0, l1_type.get_shape())
+        base = k.block_address(l1, builder, first_row)
+        if first_row:  # rows of the block: those rows of DRAM too
+            origin[-2] = builder.insert(arith.AddiOp(origin[-2], _i32(builder, first_row))).result
         k.check_tile_block(op, dram, origin, block_shape, builder)
         transfer = ttkernel.NocAsyncReadTileOp if reading else ttkernel.NocAsyncWriteTileOp
 
@@ -796,12 +811,13 @@ class LowerMulticast(ConversionPattern):
                 raise PassError(
                     op, "multicasts a block that does not come from d2m.wait or d2m.reserve."
                 )
-        source, target = k.block_address(op.src, builder), k.block_address(op.dst, builder)
         block_type = op.src.type
         assert isinstance(block_type, MemRefType)
+        first_row, shape = op.piece(block_type)
+        source, target = (k.block_address(block, builder, first_row) for block in (op.src, op.dst))
         tile = block_type.get_element_type()
         assert isinstance(tile, TileType)
-        size = _i32(builder, _block_tiles(block_type) * tile.size_bytes())
+        size = _i32(builder, prod(shape) * tile.size_bytes())
         corner, extent = [k.value(v) for v in op.core], [k.value(v) for v in op.mcast]
         rectangle, receivers = k.core_rectangle(corner, extent, builder)
         address = builder.insert(ttkernel.GetNocMulticastAddrOp(*rectangle, target)).result

@@ -1288,10 +1288,54 @@ def _verify_dma_sides(l1: SSAValue, dram: SSAValue, indices: Sequence[SSAValue])
         )
 
 
+class _PieceOfBlockOp(IRDLOperation):
+    """Base of the DMAs that may move a piece of their L1 block: `rows(start, stop)`,
+    tile rows start to stop (exclusive) along its second-to-last dim, where every dim
+    before it is 1, so the rows are one run of tiles (row-major) at tile
+    `start · shape[-1]` of the block. d2m-generate-datamovement reads and multicasts a
+    shared block in such pieces."""
+
+    row_start = opt_prop_def(IntegerAttr[I64])
+    row_stop = opt_prop_def(IntegerAttr[I64])
+
+    def piece(self, block_type: MemRefType) -> tuple[int, tuple[int, ...]]:
+        """The first tile row of the moved piece in the block, and its shape."""
+        shape = block_type.get_shape()
+        if self.row_start is None or self.row_stop is None:
+            return 0, shape
+        start, stop = self.row_start.value.data, self.row_stop.value.data
+        return start, (*shape[:-2], stop - start, shape[-1])
+
+    def verify_piece(self, block_type: MemRefType) -> None:
+        if (self.row_start is None) != (self.row_stop is None):
+            raise VerifyException("needs both ends of its rows, or neither.")
+        if self.row_start is None or self.row_stop is None:
+            return
+        shape = block_type.get_shape()
+        start, stop = self.row_start.value.data, self.row_stop.value.data
+        if len(shape) < 2 or any(extent != 1 for extent in shape[:-2]):
+            raise VerifyException(
+                f"moves tile rows of {block_type}; they are one run of tiles only in a block "
+                "of rank >= 2 whose dims before its rows are 1."
+            )
+        if not 0 <= start < stop <= shape[-2]:
+            raise VerifyException(
+                f"moves tile rows {start} to {stop} of a block with {shape[-2]} tile rows; "
+                f"they need 0 <= start < stop <= {shape[-2]}."
+            )
+
+
+def _rows(rows: tuple[int, int] | None) -> dict[str, Attribute]:
+    if rows is None:
+        return {}
+    return {"row_start": IntegerAttr(rows[0], 64), "row_stop": IntegerAttr(rows[1], 64)}
+
+
 @irdl_op_definition
-class DMAReadOp(IRDLOperation):
+class DMAReadOp(_PieceOfBlockOp):
     """Starts copying the block of `dst`'s shape at tile index `indices` of `src` (DRAM)
-    into the L1 block `dst`."""
+    into the L1 block `dst`; with `rows(start, stop)`, only those tile rows of it (the
+    DRAM tiles `start` to `stop` rows past `indices`)."""
 
     name = "d2m.dma_read"
 
@@ -1301,14 +1345,19 @@ class DMAReadOp(IRDLOperation):
     tx = result_def(MemTxType)
 
     assembly_format = (
-        "$src `[` $indices `]` `,` $dst attr-dict `:` type($src) `,` type($dst) `->` type($tx)"
+        "$src `[` $indices `]` `,` $dst (`rows` `(` $row_start^ `,` $row_stop `)`)? attr-dict "
+        "`:` type($src) `,` type($dst) `->` type($tx)"
     )
 
-    def __init__(self, src: SSAValue, indices: Sequence[SSAValue], dst: SSAValue):
-        super().__init__(operands=[src, indices, dst], result_types=[MemTxType()])
+    def __init__(
+        self, src: SSAValue, indices: Sequence[SSAValue], dst: SSAValue, rows: tuple[int, int] | None = None
+    ):
+        super().__init__(operands=[src, indices, dst], result_types=[MemTxType()], properties=_rows(rows))
 
     def verify_(self) -> None:
         _verify_dma_sides(self.dst, self.src, self.indices)
+        assert isinstance(self.dst.type, MemRefType)
+        self.verify_piece(self.dst.type)
 
 
 @irdl_op_definition
@@ -1334,12 +1383,13 @@ class DMAWriteOp(IRDLOperation):
 
 
 @irdl_op_definition
-class DMAMulticastOp(IRDLOperation):
+class DMAMulticastOp(_PieceOfBlockOp):
     """Starts copying the L1 block `src` into the L1 block `dst` (same address) on every
     core of the rectangle whose top-left core is `core` and whose shape is `mcast`
-    (rows, columns of cores). `linked`: the NoC keeps the multicast's path for the
-    sender's next multicast, which must go to the same rectangle (tt-metal's `linked`;
-    the last of a chain, typically the semaphore set telling the receivers, is not)."""
+    (rows, columns of cores); with `rows(start, stop)`, only those tile rows. `linked`:
+    the NoC keeps the multicast's path for the sender's next multicast, which must go
+    to the same rectangle (tt-metal's `linked`; the last of a chain, typically the
+    semaphore set telling the receivers, is not)."""
 
     name = "d2m.dma_mcast"
 
@@ -1352,7 +1402,8 @@ class DMAMulticastOp(IRDLOperation):
 
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
     assembly_format = (
-        "$src `,` $dst `core` `[` $core `]` `mcast` `[` $mcast `]` (`linked` $linked^)? attr-dict "
+        "$src `,` $dst `core` `[` $core `]` `mcast` `[` $mcast `]` (`rows` `(` $row_start^ `,` $row_stop `)`)? "
+        "(`linked` $linked^)? attr-dict "
         "`:` type($src) `,` type($dst) `->` type($tx)"
     )
 
@@ -1363,11 +1414,12 @@ class DMAMulticastOp(IRDLOperation):
         core: Sequence[SSAValue],
         mcast: Sequence[SSAValue],
         linked: bool = False,
+        rows: tuple[int, int] | None = None,
     ):
         super().__init__(
             operands=[src, dst, core, mcast],
             result_types=[MemTxType()],
-            properties={"linked": UnitAttr()} if linked else {},
+            properties={**({"linked": UnitAttr()} if linked else {}), **_rows(rows)},
         )
 
     def verify_(self) -> None:
@@ -1382,6 +1434,7 @@ class DMAMulticastOp(IRDLOperation):
                 f"copies a block to a block of the same type, but got "
                 f"{self.src.type} and {self.dst.type}."
             )
+        self.verify_piece(self.src.type)
         _verify_core_rectangle(self.core, self.mcast)
 
 

@@ -104,14 +104,41 @@ of that block, on which they push it (inputs moving at one level with the same
 senders, like FlashAttention's k and v, share one handshake and its `ready`; a core
 first takes one branch per combination of its roles, in which it issues the first
 DRAM read of each handshake it sends and its `ready`s before the handshakes, run in
-the same order on every core). A sender reads a handshake's blocks one after the
-other: once a block's read is through it multicasts the block, `linked` to its
-`valid` set right after (the NoC keeps the path, so `valid` lands after the block),
-then issues the next block's read, so each multicast overlaps the next read
+the same order on every core). A sender reads a handshake's blocks in pieces (below),
+one after the other: once a piece's read is through it multicasts the piece,
+`linked` (the NoC keeps the path for the sender's next multicast, so what follows
+lands after it), sets the block's `valid` right after the block's last piece, then
+issues the next piece's read, so each multicast overlaps the next read
 (`noc_async_read_barrier` waits for every read in flight: with all reads issued
-first, the first multicast would wait for the last read). The last block's multicast
-is not linked: the write barriers follow, then its `valid`. The sender pushes each
-block to its compute thread before the write barriers (compute only reads them).
+first, the first multicast would wait for the last read). The last piece's multicast
+is not linked: the write barriers follow, then its block's `valid`. The sender pushes
+each block to its compute thread after its last piece's multicast, before the write
+barriers (compute only reads it).
+
+Pieces: a block of at least two `PIECE_BYTES` (32 KiB) whose dims before its tile
+rows are 1 is read and multicast in `B // PIECE_BYTES` runs of its tile rows (at most
+one a row; `rows(start, stop)` of `d2m.dma_read` and `d2m.dma_mcast`), as even as the
+rows allow; any other block is one piece. A piece costs a DRAM round trip no read
+overlaps (the next piece's reads go out after this one's barrier: ~185 modeled cycles
+plus 9 a hop, more where other reads queue at the banks or on the core's read port)
+and a multicast issue; it takes the multicast of the block's other pieces off the
+block's path. Measured (docs/passes.md has the table): 8 KiB blocks in two pieces
+cost matmul 19%; FlashAttention's 32 KiB causal K/V blocks in two cost 1.7%, while
+its 128 KiB blocks gain the most in four pieces of 32 KiB and lose in eight.
+FlashAttention's K/V sender at D = 64, k_chunk 512 (16x2-tile blocks, 64 KiB):
+
+    %k0 = d2m.dma_read %k[...], %k_blk rows(0, 8)
+    d2m.semaphore_wait %k_v_ready, %c7 reset %c0
+    d2m.dma_wait %k0
+    %m0 = d2m.dma_mcast %k_blk, %k_blk core[%c0, %x] mcast[%c8, %c1] rows(0, 8) linked
+    %k1 = d2m.dma_read %k[...], %k_blk rows(8, 16)      // read while rows 0-7 go out
+    d2m.dma_wait %k1
+    %m1 = d2m.dma_mcast %k_blk, %k_blk core[%c0, %x] mcast[%c8, %c1] rows(8, 16) linked
+    d2m.semaphore_set %k_valid, %c1 core[%c0, %x] mcast[%c8, %c1]   // after both
+    %v0 = d2m.dma_read %v[...], %v_blk rows(0, 8)
+    d2m.push %k_cb
+    ... v's two pieces the same way, the last not linked; d2m.push %v_cb, a dma_wait
+    per multicast, then v's `valid`
 The compute thread's `d2m.wait`s move down to the first op using the waited block
 or its CB: a `with k.wait(), v.wait()` starts on k before v has landed (a wait
 changes nothing other threads see, so waiting later adds no deadlock). Outputs get a writer:
@@ -213,7 +240,7 @@ from xdsl.ir.affine import (
 from xdsl.passes import ModulePass
 
 from ttlang.dialects import d2m
-from ttlang.dialects.ttcore import IteratorType
+from ttlang.dialects.ttcore import IteratorType, TileType
 from ttlang.transforms.diagnostics import PassError
 
 GRID_RANK = 2
@@ -245,6 +272,7 @@ class Stream:
 
 
 Member = tuple[SSAValue, SSAValue, SSAValue, list[SSAValue]]  # cb, L1 block, source, indices
+Piece = tuple[int, tuple[int, int] | None]  # a member (position) and its tile rows (None: whole)
 Sharing = tuple[tuple[int, ...], tuple[int, ...] | None]  # Stream.sharing
 
 
@@ -1012,22 +1040,23 @@ def _multicast(
     def handshakes(branch: Block, sends: Sequence[bool]) -> None:
         """A core's part in every group: the first DRAM read of each group it sends
         issued and its `ready`s sent first, then the handshakes in group order; a
-        sender waits for its receivers' `ready`s, then for each block waits for its
-        read, multicasts it (with its `valid` behind it but for the last block's,
-        set after the write barriers) and issues the group's next block's read, so
-        that the multicast overlaps the next read (a read barrier waits for every
-        read in flight: with all the group's blocks read at once, the first
-        multicast would wait for the last read); a receiver pushes each block on
-        its `valid`."""
-        reads: dict[SSAValue, SSAValue] = {}
+        sender waits for its receivers' `ready`s, then for each piece of the group's
+        blocks (`_pieces`) waits for its read, multicasts it (a block's `valid`
+        behind its last piece but for the last block's, set after the write
+        barriers) and issues the group's next piece's read, so that the multicast
+        overlaps the next read (a read barrier waits for every read in flight: with
+        all the group's blocks read at once, the first multicast would wait for the
+        last read); a receiver pushes each block on its `valid`."""
+        reads: dict[tuple[SSAValue, Piece], SSAValue] = {}
 
-        def read(member: Member, at: Block) -> None:
-            _, l1, source, indices = member
-            reads[l1] = emit(d2m.DMAReadOp(source, indices, l1), at).tx
+        def read(members: Sequence[Member], piece: Piece, at: Block) -> None:
+            position, rows = piece
+            _, l1, source, indices = members[position]
+            reads[l1, piece] = emit(d2m.DMAReadOp(source, indices, l1, rows), at).tx
 
         for (_, _, members), sending in zip(groups, sends):
             if sending:
-                read(members[0], branch)
+                read(members, _pieces(members)[0], branch)
         def arg(position: int) -> SSAValue:
             return writer.block.args[position]
 
@@ -1067,30 +1096,35 @@ def _multicast(
                 send = Block()
                 any_ = emit(arith.CmpiOp(receivers, constant(0), "ugt"), branch).result
             emit(d2m.SemaphoreWaitOp(operands=[arg(semaphores.ready), receivers, [constant(0)]]), send)
+            pieces = _pieces(members)
             multicasts = []
-            for position, (member, valid) in enumerate(zip(members, valids)):
-                l1 = member[1]
-                emit(d2m.DMAWaitOp(reads[l1]), send)
-                last = position + 1 == len(members)
-                # a block before the last: its `valid` follows it on the path it keeps
-                # (linked), so it lands after the block, and the receivers take it while
-                # the next block is read (the write barriers wait for the last)
-                multicasts.append(emit(d2m.DMAMulticastOp(l1, l1, sender, shape, not last), send).tx)
-                if not last:
-                    emit(d2m.SemaphoreSetOp(operands=[valid, constant(1), sender, shape]), send)
-                    read(members[position + 1], send)
-                # the block goes to compute before its multicast is through (it only reads it)
-                _push(writer, send, [member])
+            for position, piece in enumerate(pieces):
+                member, rows = piece
+                l1 = members[member][1]
+                emit(d2m.DMAWaitOp(reads[l1, piece]), send)
+                last = position + 1 == len(pieces)
+                # a piece before the last: the next piece and its block's `valid` follow
+                # it on the path it keeps (linked), so `valid` lands after every piece
+                # of the block, and the receivers take a block while the next is read
+                # (the write barriers wait for the last piece)
+                multicasts.append(emit(d2m.DMAMulticastOp(l1, l1, sender, shape, not last, rows), send).tx)
+                ends_block = rows is None or rows[1] == _tile_rows(l1)
+                if ends_block and not last:
+                    emit(d2m.SemaphoreSetOp(operands=[valids[member], constant(1), sender, shape]), send)
+                if not last:  # the next piece's read overlaps this piece's multicast
+                    read(members, pieces[position + 1], send)
+                if ends_block:  # the block goes to compute before its multicast is through
+                    _push(writer, send, [members[member]])
             for tx in multicasts:
                 emit(d2m.DMAWaitOp(tx), send)
             emit(d2m.SemaphoreSetOp(operands=[valids[-1], constant(1), sender, shape]), send)
-            if send is not branch:  # no receivers: the other blocks read at once, then waited for
+            if send is not branch:  # no receivers: the other pieces read at once, then waited for
                 send.add_op(scf.YieldOp())
                 alone = Block()
-                for member in members[1:]:
-                    read(member, alone)
-                for _, l1, _, _ in members:
-                    emit(d2m.DMAWaitOp(reads[l1]), alone)
+                for piece in pieces[1:]:
+                    read(members, piece, alone)
+                for piece in pieces:
+                    emit(d2m.DMAWaitOp(reads[members[piece[0]][1], piece]), alone)
                 _push(writer, alone, members)
                 alone.add_op(scf.YieldOp())
                 emit(scf.IfOp(any_, [], Region(send), Region(alone)), branch)
@@ -1107,6 +1141,37 @@ def _multicast(
         emit(scf.IfOp(conditions[len(sends)], [], Region(send), Region(receive)), branch)
 
     decide(block, [])
+
+
+PIECE_BYTES = 32 * 1024
+"""The least bytes of a piece a sender multicasts (module docstring, "Pieces")."""
+
+
+def _tile_rows(block: SSAValue) -> int:
+    block_type = block.type
+    assert isinstance(block_type, MemRefType)
+    return block_type.get_shape()[-2]
+
+
+def _pieces(members: Sequence[Member]) -> list[Piece]:
+    """The pieces a sender reads and multicasts a handshake's blocks in, in order: a
+    block of B bytes whose dims before its tile rows are 1 splits into
+    min(rows, B // PIECE_BYTES) runs of its tile rows, as even as the rows allow; any
+    other block is one piece."""
+    pieces: list[Piece] = []
+    for position, (_, l1, _, _) in enumerate(members):
+        block_type = l1.type
+        assert isinstance(block_type, MemRefType)
+        shape = block_type.get_shape()
+        tile = block_type.get_element_type()
+        assert isinstance(tile, TileType)
+        count = min(shape[-2] if len(shape) >= 2 else 1, prod(shape) * tile.size_bytes() // PIECE_BYTES)
+        if count < 2 or any(extent != 1 for extent in shape[:-2]):
+            pieces.append((position, None))
+            continue
+        ends = [shape[-2] * i // count for i in range(count + 1)]
+        pieces.extend((position, (start, stop)) for start, stop in zip(ends, ends[1:]))
+    return pieces
 
 
 def _write(

@@ -185,3 +185,50 @@ func.func @mcast(%src: !dram) {
   }
   return
 }
+
+// -----
+
+!tile = !ttcore.tile<32x32, bf16>
+!blk = memref<1x2x3x!tile, #ttcore.memory_space<l1>>
+!dram3 = memref<1x4x6x!tile, #ttcore.memory_space<dram>>
+!cb = !d2m.cb<!blk>
+
+// Tile rows 1 to 2 of a 1x2x3 block: its read moves one row of three tiles, from DRAM
+// row %r + 1 into the L1 block 3 tiles (6144 B) past its start, checked as a 1x1x3
+// block; its multicast sends those 6144 B from and to that address.
+// CHECK-LABEL: func.func @rows_reader()
+// CHECK:      %[[L1:.*]] = ttkernel.get_write_ptr(%{{.*}})
+// CHECK-NEXT: %[[OFF:.*]] = arith.constant 6144 : i32
+// CHECK-NEXT: %[[AT:.*]] = arith.addi %[[L1]], %[[OFF]] : i32
+// CHECK-NEXT: %[[ONE:.*]] = arith.constant 1 : i32
+// CHECK-NEXT: %[[ROW:.*]] = arith.addi %{{.*}}, %[[ONE]] : i32
+// CHECK-NEXT: ttkernel.check_tile_block(%{{.*}}, %[[ROW]], %{{.*}}) tensor "src" block [1 : i64, 1 : i64, 3 : i64] of [1 : i64, 4 : i64, 6 : i64]
+// CHECK:      scf.for %[[R:.*]] = %{{.*}} to %[[ROWS:.*]] step %{{.*}} : i32 {
+// CHECK:        arith.addi %[[ROW]], %{{.*}} : i32
+// CHECK:        %[[TILE_AT:.*]] = arith.addi %[[AT]], %{{.*}} : i32
+// CHECK-NEXT:   ttkernel.noc_async_read_tile(%{{.*}}, %{{.*}}, %[[TILE_AT]])
+// CHECK:      %[[SRC:.*]] = ttkernel.get_write_ptr(%{{.*}})
+// CHECK-NEXT: %[[SRC_OFF:.*]] = arith.constant 6144 : i32
+// CHECK-NEXT: %[[SRC_AT:.*]] = arith.addi %[[SRC]], %[[SRC_OFF]] : i32
+// CHECK-NEXT: %[[DST:.*]] = ttkernel.get_write_ptr(%{{.*}})
+// CHECK-NEXT: %[[DST_OFF:.*]] = arith.constant 6144 : i32
+// CHECK-NEXT: %[[DST_AT:.*]] = arith.addi %[[DST]], %[[DST_OFF]] : i32
+// CHECK-NEXT: %[[SIZE:.*]] = arith.constant 6144 : i32
+// CHECK:      %[[MCAST:.*]] = ttkernel.get_noc_multicast_addr(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[DST_AT]])
+// CHECK-NEXT: ttkernel.noc_async_write_multicast(%[[SRC_AT]], %[[MCAST]], %[[SIZE]], %{{.*}})
+func.func @rows(%src: !dram3) {
+  d2m.generic {grid = #ttcore.grid<1x2>, block_factors = [1, 1, 1], threads = [#d2m.thread<datamovement>]} ins(%src : !dram3) outs() {
+  ^bb0(%cb: !cb):
+    %row = d2m.core_index(0)
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %r = arith.muli %row, %c1 : index
+    %blk = d2m.reserve %cb : !cb -> !blk
+    %tx = d2m.dma_read %src[%c0, %r, %c0], %blk rows(1, 2) : !dram3, !blk -> !d2m.mem_tx
+    d2m.dma_wait %tx
+    %mc = d2m.dma_mcast %blk, %blk core[%c0, %c1] mcast[%c1, %c1] rows(1, 2) : !blk, !blk -> !d2m.mem_tx
+    d2m.dma_wait %mc
+    d2m.push %cb : !cb
+  }
+  return
+}

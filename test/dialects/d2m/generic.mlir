@@ -33,7 +33,9 @@
 // CHECK-NEXT: %[[C0:.*]] = arith.constant 0 : index
 // CHECK-NEXT: %[[BLK:.*]] = d2m.reserve %[[LCB2]] : !d2m.cb<{{.*}}> -> memref<2x2x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<l1>>
 // CHECK-NEXT: %[[TX:.*]] = d2m.dma_read %[[LHS]][%[[C0]], %[[C0]]], %[[BLK]] : memref<2x2x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<dram>>, memref<2x2x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<l1>> -> !d2m.mem_tx
+// CHECK-NEXT: %[[ROWS:.*]] = d2m.dma_read %[[LHS]][%[[C0]], %[[C0]]], %[[BLK]] rows(0, 1) : memref<{{.*}}dram>>, memref<{{.*}}l1>> -> !d2m.mem_tx
 // CHECK-NEXT: d2m.dma_wait %[[TX]]
+// CHECK-NEXT: d2m.dma_wait %[[ROWS]]
 // CHECK-NEXT: d2m.push %[[LCB2]]
 // CHECK-NEXT: }, {
 // CHECK-NEXT: ^{{.*}}(%{{.*}}: !d2m.cb<{{.*}}>, %{{.*}}: !d2m.cb<{{.*}}>, %[[OCB3:.*]]: !d2m.cb<{{.*}}>):
@@ -50,6 +52,7 @@
 // GENERIC: "d2m.wait"(%{{.*}}) : (!d2m.cb<memref<2x2x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<l1>>>) -> tensor<2x2x!ttcore.tile<32x32, bf16>>
 // GENERIC: }, {
 // GENERIC: "d2m.dma_read"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) : (memref<{{.*}}dram>>, index, index, memref<{{.*}}l1>>) -> !d2m.mem_tx
+// GENERIC: "d2m.dma_read"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) <{row_start = 0 : i64, row_stop = 1 : i64}>
 // GENERIC: }, {
 // GENERIC: "d2m.dma_write"
 
@@ -75,7 +78,9 @@ func.func @add(%lhs: !dram, %rhs: !dram, %out: !dram) {
     %c0 = arith.constant 0 : index
     %blk = d2m.reserve %lhs_cb : !cb -> !l1
     %tx = d2m.dma_read %lhs[%c0, %c0], %blk : !dram, !l1 -> !d2m.mem_tx
+    %rows = d2m.dma_read %lhs[%c0, %c0], %blk rows(0, 1) : !dram, !l1 -> !d2m.mem_tx
     d2m.dma_wait %tx
+    d2m.dma_wait %rows
     d2m.push %lhs_cb : !cb
   }, {
   ^bb0(%lhs_cb: !cb, %rhs_cb: !cb, %out_cb: !cb):
@@ -101,6 +106,7 @@ func.func @add(%lhs: !dram, %rhs: !dram, %out: !dram) {
 // CHECK-NEXT: %[[BLK:.*]] = d2m.reserve %[[CB]] : !d2m.cb<{{.*}}, 3> -> memref<2x2x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<l1>>
 // CHECK-NEXT: %[[TX:.*]] = d2m.dma_mcast %[[BLK]], %[[BLK]] core[%[[ROW]], %[[COL]]] mcast[%[[ONE]], %[[COLS]]] : memref<{{.*}}l1>>, memref<{{.*}}l1>> -> !d2m.mem_tx
 // CHECK-NEXT: %[[LINKED:.*]] = d2m.dma_mcast %[[BLK]], %[[BLK]] core[%[[ROW]], %[[COL]]] mcast[%[[ONE]], %[[COLS]]] linked : memref<{{.*}}l1>>, memref<{{.*}}l1>> -> !d2m.mem_tx
+// CHECK-NEXT: %[[PIECE:.*]] = d2m.dma_mcast %[[BLK]], %[[BLK]] core[%[[ROW]], %[[COL]]] mcast[%[[ONE]], %[[COLS]]] rows(1, 2) linked : memref<{{.*}}l1>>, memref<{{.*}}l1>> -> !d2m.mem_tx
 // CHECK-NEXT: d2m.dma_wait %[[TX]]
 // CHECK-NEXT: d2m.dma_wait %[[LINKED]]
 // CHECK-NEXT: d2m.semaphore_set %[[SEM]], %[[ONE]] core[%[[ROW]], %[[COL]]] mcast[%[[ONE]], %[[COLS]]]
@@ -115,6 +121,7 @@ func.func @add(%lhs: !dram, %rhs: !dram, %out: !dram) {
 // GENERIC-LABEL: "func.func"() <{sym_name = "multicast"
 // GENERIC: "d2m.dma_mcast"({{.*}}) <{operandSegmentSizes = array<i32: 1, 1, 2, 2>}>
 // GENERIC: "d2m.dma_mcast"({{.*}}) <{linked, operandSegmentSizes = array<i32: 1, 1, 2, 2>}>
+// GENERIC: "d2m.dma_mcast"({{.*}}) <{row_start = 1 : i64, row_stop = 2 : i64, linked, operandSegmentSizes = array<i32: 1, 1, 2, 2>}>
 // GENERIC: "d2m.semaphore_set"({{.*}}) <{operandSegmentSizes = array<i32: 1, 1, 2, 2>}>
 // GENERIC: "d2m.semaphore_set"({{.*}}) <{operandSegmentSizes = array<i32: 1, 1, 0, 0>}>
 
@@ -131,6 +138,7 @@ func.func @multicast(%out: !dram) {
     %blk = d2m.reserve %cb : !d2m.cb<!l1, 3> -> !l1
     %tx = d2m.dma_mcast %blk, %blk core[%row, %col] mcast[%one, %cols] : !l1, !l1 -> !d2m.mem_tx
     %linked = d2m.dma_mcast %blk, %blk core[%row, %col] mcast[%one, %cols] linked : !l1, !l1 -> !d2m.mem_tx
+    %piece = d2m.dma_mcast %blk, %blk core[%row, %col] mcast[%one, %cols] rows(1, 2) linked : !l1, !l1 -> !d2m.mem_tx
     d2m.dma_wait %tx
     d2m.dma_wait %linked
     d2m.semaphore_set %sem, %one core[%row, %col] mcast[%one, %cols]

@@ -360,6 +360,25 @@ func.func @mcast_types(%src: !l1, %dst: !l1_small, %i: index) {
 
 // -----
 
+!dram = memref<2x2x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<dram>>
+!l1 = memref<2x2x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<l1>>
+func.func @dma_rows_outside(%src: !dram, %dst: !l1, %i: index) {
+  // expected-error @+1 {{'d2m.dma_read' op moves tile rows 1 to 3 of a block with 2 tile rows; they need 0 <= start < stop <= 2.}}
+  %tx = d2m.dma_read %src[%i, %i], %dst rows(1, 3) : !dram, !l1 -> !d2m.mem_tx
+  return
+}
+
+// -----
+
+!l1 = memref<2x2x2x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<l1>>
+func.func @mcast_rows_not_one_run(%blk: !l1, %i: index) {
+  // expected-error @+1 {{'d2m.dma_mcast' op moves tile rows of memref<2x2x2x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<l1>>; they are one run of tiles only in a block of rank >= 2 whose dims before its rows are 1.}}
+  %tx = d2m.dma_mcast %blk, %blk core[%i, %i] mcast[%i, %i] rows(0, 1) : !l1, !l1 -> !d2m.mem_tx
+  return
+}
+
+// -----
+
 !l1 = memref<2x2x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<l1>>
 func.func @mcast_core(%blk: !l1, %i: index) {
   // expected-error @+1 {{needs a core coordinate of two indices (row, column), but got 1.}}

@@ -4,6 +4,8 @@ writers (d2m-generate-datamovement), sharded over the grid by their blocks
 
 from __future__ import annotations
 
+import re
+
 import pytest
 import torch
 
@@ -94,6 +96,26 @@ def test_matmul_streams_k_and_multicasts(grid, block, blocks_per_core, k_blocks)
     if grid[0] * grid[1] > 1:
         source = kernel.compile(a, b, out).sources["matmul_reader"]
         assert "noc_async_write_multicast" in source
+
+
+def test_matmul_multicasts_large_blocks_in_pieces():
+    """8x8-tile blocks (128 KiB): the senders read and multicast each a and b block in
+    four pieces of two tile rows (32 KiB), each after its own read barrier. The
+    receivers compute with the bytes the multicasts put into their CBs (the emulator
+    moves a read's bytes into L1 at its barrier and a multicast's at its issue), so a
+    piece multicast before its read landed, or to another offset, gives wrong products."""
+    grid, block, k_blocks = (2, 2), 8, 2
+    m, n, k = grid[0] * block * TILE, grid[1] * block * TILE, k_blocks * block * TILE
+    kernel = matmul_kernel(grid, block, k_blocks, 1)
+    a, b = random_bf16((m, k), -1, 1, seed=3), random_bf16((k, n), -1, 1, seed=4)
+    out = torch.zeros((m, n), dtype=torch.bfloat16)
+    kernel(a, b, out)
+    # products accumulated in bf16 DST, rounded per K block: |result| < 36, ulp 2^-2
+    assert_close(out, a.float() @ b.float(), max_abs=0.5, min_pcc=0.9999)
+    reader = kernel.compile(a, b, out).sources["matmul_reader"]
+    sizes = re.findall(r"noc_async_write_multicast\([^,]+, [^,]+, (\d+),", reader)
+    piece = 2 * block * 2048  # two rows of bf16 tiles
+    assert sizes and set(sizes) == {str(piece)}
 
 
 @pykernel_gen(grid=(2, 2), block_factors=[(1, 1)] * 2)

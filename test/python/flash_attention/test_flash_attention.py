@@ -7,6 +7,8 @@ sizes (equal and unequal, defaults and explicit), the 2048-long sequence once.
 
 from __future__ import annotations
 
+import re
+
 import pytest
 import torch
 
@@ -146,6 +148,26 @@ def test_implicit_kernel_multicasts_k_and_v_along_grid_columns(fa):
     reader = compiled.artifact.sources["flash_attention_reader"]
     assert "noc_async_write_multicast" in reader
     assert "noc_async_write_tile" in compiled.artifact.sources["flash_attention_writer"]
+
+
+def test_implicit_kernel_multicasts_large_kv_chunks_in_pieces(fa):
+    """512-row K/V chunks of D = 64 (16x2 bf16 tiles, 64 KiB): d2m-generate-datamovement
+    reads and multicasts each in two pieces of 8 tile rows (32 KiB), the second read
+    while the first is multicast. The other cores attend with what the pieces wrote into
+    their CBs, so the output checks each piece's bytes and offset."""
+    shape = (1, 8, 512, 64)
+    q, k, v = random_inputs(shape, seed=11)
+    compiled = fa.compile_flash_attention(shape, q_chunk=64, k_chunk=512, grid=(8, 8))
+    assert compiled.kernel == "implicit"
+    out = compiled.run(q, k, v)
+    expected = torch.nn.functional.scaled_dot_product_attention(q.float(), k.float(), v.float())
+    error = (out.double() - expected.double()).abs().max().item()
+    correlation = pcc(out, expected)
+    assert correlation >= MIN_PCC, f"PCC {correlation:.6f} < {MIN_PCC}"
+    assert error <= MAX_ABS, f"max abs error {error:.4g} > {MAX_ABS}"
+    reader = compiled.artifact.sources["flash_attention_reader"]
+    sizes = re.findall(r"noc_async_write_multicast\([^,]+, [^,]+, (\d+),", reader)
+    assert sizes and set(sizes) == {str(8 * 2 * 2048)}
 
 
 def test_implicit_causal_needs_k_chunks_a_multiple_of_q_chunks(fa):

@@ -93,6 +93,14 @@ def test_pack_before_tile_regs_wait():
     assert "pack_tile reads DST outside tile_regs_wait..tile_regs_release (DST is committed (waiting for tile_regs_wait))" in message
 
 
+def test_packer_reconfig_under_reduce_masks():
+    message = error_of(broken("compute", "compute_pack_reconfig_under_reduce_mask.cpp", CB_A, CB_B, CB_OUT))
+    assert (
+        "core (0,0) compute [kernel 'compute_eltwise_add']: pack_reconfig_data_format(cb 16) reconfigures the "
+        "packer while reduce_init's edge masks are on: call reduce_uninit first" in message
+    )
+
+
 def test_compute_kernel_returning_with_dst_held():
     message = error_of(broken("compute", "compute_keeps_dst.cpp"))
     assert "core (0,0) compute [kernel 'compute_eltwise_add']: the compute kernel returned while DST is acquired by math" in message

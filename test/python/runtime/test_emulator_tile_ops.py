@@ -50,6 +50,24 @@ def test_row_max_of_negative_rows_is_not_clamped_at_zero():
     assert torch.equal(out[:, 0], x.float().amax(dim=1))
 
 
+@pytest.mark.parametrize("dim", ["row", "col", "scalar"])
+def test_reduce_init_masks_every_pack_until_reduce_uninit(dim):
+    # tt-metal's reduce_init sets the packer's edge masks: until reduce_uninit, every
+    # pack keeps only the reduction's result position (column 0, row 0 or [0][0]) and
+    # writes the rest as zero, whatever DST holds (here a copied tile).
+    x = bf16_input(5)
+    out = run(programs.reduce_masked_copy(SHAPE, dim), x=x)
+    tiles = [t for row in x.float().split(32) for t in row.split(32, dim=1)]
+    for i, tile in enumerate(tiles):
+        masked, whole = out[32 * i : 32 * (i + 1)].split(32, dim=1)
+        kept = torch.zeros(32, 32, dtype=torch.bool)
+        kept[:, 0] |= dim == "row"
+        kept[0, :] |= dim == "col"
+        kept[0, 0] = True
+        assert torch.equal(masked, torch.where(kept, tile, torch.zeros_like(tile)))
+        assert torch.equal(whole, tile)
+
+
 def test_transpose():
     x = bf16_input(3)
     out = run(programs.transpose(SHAPE), x=x)
