@@ -126,7 +126,7 @@ overlaps (the next piece's reads go out after this one's barrier: ~185 modeled c
 plus 9 a hop, more where other reads queue at the banks or on the core's read port)
 and a multicast issue; it takes the multicast of the block's other pieces off the
 block's path. Measured (docs/passes.md has the table): 8 KiB blocks in two pieces
-cost matmul 19%; FlashAttention's 32 KiB causal K/V blocks in two cost 1.7%, while
+cost matmul 18%; FlashAttention's 32 KiB causal K/V blocks in two cost 1.7%, while
 its 128 KiB blocks gain the most in four pieces of 32 KiB and lose in eight.
 FlashAttention's K/V sender at D = 64, k_chunk 512 (16x2-tile blocks, 64 KiB):
 
