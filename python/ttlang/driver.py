@@ -36,6 +36,7 @@ DEFAULT_PIPELINE: tuple[str, ...] = (
     "d2m-hw-thread-selection",
     "d2m-tril-masks",
     "d2m-check-cb-traffic",
+    "d2m-skip-masked-tiles",
     "d2m-elementwise-fusion",
     "d2m-reciprocal-divisor",
     "d2m-scalar-tile-operand",

@@ -26,6 +26,7 @@ _PASSES: dict[str, tuple[str, str]] = {
         "D2MGenerateDatamovement",
     ),
     "d2m-hw-thread-selection": ("ttlang.transforms.d2m_hw_thread_selection", "D2MHWThreadSelection"),
+    "d2m-skip-masked-tiles": ("ttlang.transforms.d2m_skip_masked_tiles", "D2MSkipMaskedTiles"),
     "d2m-tril-masks": ("ttlang.transforms.d2m_tril_masks", "D2MTrilMasks"),
     "d2m-check-cb-traffic": ("ttlang.transforms.d2m_check_cb_traffic", "D2MCheckCBTraffic"),
     "d2m-reciprocal-divisor": ("ttlang.transforms.d2m_reciprocal_divisor", "D2MReciprocalDivisor"),

@@ -142,6 +142,59 @@ class CBType(ParametrizedAttribute, TypeAttribute):
 
 
 @irdl_attr_definition
+class TriangleAttr(ParametrizedAttribute):
+    """`#d2m.triangle<rows = 1, cols = 2, diagonal = 4>`: on a `linalg.generic` (its
+    `d2m.triangles` list, d2m-skip-masked-tiles), the iterations whose index along loop
+    dim `cols` exceeds the index along loop dim `rows` plus `diagonal` are skipped:
+    tiles above a tile diagonal that hold a known constant, or that no consumer reads.
+    On two parallel dims it skips output tiles (not computed, not packed); with `cols`
+    a reduction dim it shortens the reduction of each row."""
+
+    name = "d2m.triangle"
+
+    rows: IntAttr = param_def(IntAttr)
+    cols: IntAttr = param_def(IntAttr)
+    diagonal: IntAttr = param_def(IntAttr)
+
+    def __init__(self, rows: int, cols: int, diagonal: int):
+        super().__init__(IntAttr(rows), IntAttr(cols), IntAttr(diagonal))
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        values = []
+        with parser.in_angle_brackets():
+            for position, keyword in enumerate(("rows", "cols", "diagonal")):
+                if position:
+                    parser.parse_punctuation(",")
+                parser.parse_keyword(keyword)
+                parser.parse_punctuation("=")
+                values.append(IntAttr(parser.parse_integer(allow_boolean=False)))
+        return values
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string(
+            f"<rows = {self.rows.data}, cols = {self.cols.data}, diagonal = {self.diagonal.data}>"
+        )
+
+    def verify(self) -> None:
+        if self.rows.data < 0 or self.cols.data < 0 or self.rows.data == self.cols.data:
+            raise VerifyException(
+                f"relates two different loop dims, but got rows = {self.rows.data}, cols = "
+                f"{self.cols.data}."
+            )
+
+
+TRIANGLES_ATTR = "d2m.triangles"
+"""`[#d2m.triangle<...>, ...]` on a linalg.generic: the iterations it skips (TriangleAttr)."""
+
+TRIL_DIAGONAL_ATTR = "d2m.tril_diagonal"
+"""On the `d2m.tile_where %mask, %value, %x` of a `tril()` (i64, tiles): at output tiles
+(r, c) (its generic's first output map, last two indices) with c - r below it the
+result is `%x` (the mask tile there is all 0), so only the tiles on and above the
+diagonal need the select."""
+
+
+@irdl_attr_definition
 class MemTxType(ParametrizedAttribute, TypeAttribute):
     """A DMA transfer in flight, returned by the `d2m.dma_*` ops and awaited by `d2m.dma_wait`."""
 
@@ -1670,5 +1723,5 @@ D2M = Dialect(
         IterIndexOp,
         BlockIndexOp,
     ],
-    [CBType, MemTxType, SemaphoreType, ThreadAttr, ReduceDimAttr, BcastKindAttr, EngineAttr],
+    [CBType, MemTxType, SemaphoreType, ThreadAttr, ReduceDimAttr, BcastKindAttr, EngineAttr, TriangleAttr],
 )

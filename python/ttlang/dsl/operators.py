@@ -22,13 +22,14 @@ accumulator starts at the reduction's identity (DST is zeroed when acquired).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from xdsl.dialects import tensor
 from xdsl.dialects.linalg.attrs import IteratorType, IteratorTypeAttr
 from xdsl.dialects.linalg.ops import GenericOp, YieldOp
-from xdsl.dialects.builtin import AffineMapAttr, TensorType, UnitAttr
+from xdsl.dialects.builtin import AffineMapAttr, IntegerAttr, TensorType, UnitAttr
 from xdsl.ir import Block as IRBlock
 from xdsl.ir import Operation, Region, SSAValue
 from xdsl.ir.affine import AffineExpr, AffineMap
@@ -299,14 +300,19 @@ def tril(emit: Emit, block: Block, diagonal: int, value: Scalar) -> Block:
     kept where c <= r + 32·diagonal, else `value`. The mask is a `d2m.tril_mask` band of
     R + C - 1 causal mask tiles (R x C the block's tiles): output tile (i, j) reads band
     tile j - i + R - 1, all 0 below the tile diagonal (`x` kept), the element triangle
-    on it, all -inf above it; the body is `where(mask, fill(value), x)`:
+    on it, all -inf above it; the body is `where(mask, fill(value), x)`, or for value
+    -inf `x + mask` (an FPU add onto x where x is in DST, as a matmul's result is):
 
         %band = d2m.tril_mask {row = 32·(R - 1 + diagonal)} : tensor<1x(R+C-1)x!tile>
         linalg.generic {indexing_maps = [(.., d0, d1) -> (.., d0, d1),
                                          (.., d0, d1) -> (0, d1 - d0 + R - 1), ...]}
             ins(%x, %band) outs(%empty) {
         ^bb0(%a: !tile, %m: !tile, %o: !tile):
-          %v = d2m.tile_fill value ; %r = d2m.tile_where %m, %v, %a ; linalg.yield %r }
+          %v = d2m.tile_fill value
+          %r = d2m.tile_where %m, %v, %a {d2m.tril_diagonal = diagonal} ; linalg.yield %r }
+
+    The mark says that below the diagonal the op leaves `x` as it is (the mask tile is
+    all 0 there): d2m-lower-to-loops runs it on and above the diagonal only.
     """
     *_, rows, cols = tile_shape(block.shape)
     band_type = TensorType(block.tile_type, [1, rows + cols - 1])
@@ -318,8 +324,13 @@ def tril(emit: Emit, block: Block, diagonal: int, value: Scalar) -> Block:
 
     def body(emit_body: Emit, tiles: Sequence[SSAValue], _out: SSAValue) -> SSAValue:
         tile, mask = tiles
-        filled = _fill_tile(emit_body, value, block.tile_type)
-        return emit_body(d2m.TileWhereOp(mask, filled, tile)).results[0]
+        if value == -math.inf:  # the mask itself: an FPU add onto x in DST
+            masked = emit_body(d2m.TileAddOp(tile, mask))
+        else:
+            filled = _fill_tile(emit_body, value, block.tile_type)
+            masked = emit_body(d2m.TileWhereOp(mask, filled, tile))
+        masked.attributes[d2m.TRIL_DIAGONAL_ATTR] = IntegerAttr(diagonal, 64)
+        return masked.results[0]
 
     return build_generic(
         emit,

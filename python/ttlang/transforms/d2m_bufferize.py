@@ -135,6 +135,7 @@ from ttlang.transforms.compute_region import (
     declare_local_cb,
     last_user,
 )
+from ttlang.transforms.analysis.triangles import set_triangles, triangles
 from ttlang.transforms.diagnostics import PassError
 
 CARRY_CB_BUFFERS = 2
@@ -405,6 +406,7 @@ def _memref_generic(op: linalg.GenericOp, destination: SSAValue) -> linalg.Gener
         iterator_types=op.iterator_types,
     )
     new.location = op.location
+    set_triangles(new, triangles(op))
     return new
 
 

@@ -43,6 +43,11 @@ After:
         %r = d2m.tile_add %e, %b
         linalg.yield %r }
 
+Skipped iterations (`d2m.triangles`, d2m-skip-masked-tiles) stay: a fused generic
+skips what its consumer skipped (a producer skips at least that much: its only
+consumer reads no more), an epilogue's triangles renumbered through the reduction's
+output map beside the reduction's own.
+
 A generic that reads one tensor twice through the same map (`s - s`, or after fusing
 two producers of the same input) reads it once, so the tile is unpacked, or copied
 into DST, once.
@@ -59,7 +64,7 @@ from xdsl.dialects import tensor
 from xdsl.dialects.builtin import AffineMapAttr, ArrayAttr, ModuleOp, TensorType, UnitAttr
 from xdsl.dialects.linalg.ops import GenericOp, YieldOp
 from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue, Use
-from xdsl.ir.affine import AffineMap
+from xdsl.ir.affine import AffineDimExpr, AffineMap
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
@@ -72,6 +77,7 @@ from xdsl.pattern_rewriter import (
 from ttlang.dialects import d2m
 from ttlang.dialects.ttcore import TileType
 from ttlang.transforms.analysis.dst_liveness import EPILOGUE_ATTR, FORMS, Form
+from ttlang.transforms.analysis.triangles import renumbered, set_triangles, triangles
 
 
 def _is_tile_generic(op: Operation | None) -> bool:
@@ -202,8 +208,11 @@ def _new_generic(
     output: SSAValue,
     iterator_types: ArrayAttr,
     body: Block,
+    skipped: list[d2m.TriangleAttr] | None = None,
 ) -> GenericOp:
-    return GenericOp(
+    """The fused generic; it skips the iterations `skipped` says (default: those
+    `template` skipped, over the same loop dims)."""
+    generic = GenericOp(
         inputs,
         [output],
         Region(body),
@@ -211,6 +220,8 @@ def _new_generic(
         iterator_types,
         [template.res[0].type],
     )
+    set_triangles(generic, triangles(template) if skipped is None else skipped)
+    return generic
 
 
 class FuseElementwiseProducer(RewritePattern):
@@ -334,7 +345,16 @@ def _fuse_epilogue(reduction: GenericOp, consumer: GenericOp, index: int) -> Gen
         output_map,
     ]
     inputs = [*reduction.inputs, *(consumer.inputs[i] for i in kept)]
-    return _new_generic(consumer, inputs, maps, consumer.outputs[0], reduction.iterator_types, body)
+    # the consumer's skipped output tiles are the reduction's, through its output map
+    # (a constant there: the consumer's tiles are computed, as the reduction's are)
+    dims = [e.position if isinstance(e, AffineDimExpr) else None for e in output_map.results]
+    consumer_skips = [
+        t for t in triangles(consumer) if dims[t.rows.data] is not None and dims[t.cols.data] is not None
+    ]
+    skipped = [*triangles(reduction), *renumbered(consumer_skips, dims)]
+    return _new_generic(
+        consumer, inputs, maps, consumer.outputs[0], reduction.iterator_types, body, skipped
+    )
 
 
 class MergeRepeatedInputs(RewritePattern):

@@ -37,6 +37,22 @@ block: it is filled once per section, into tile 0 of its slot (index `s * n`), a
 every read of it (ops using it, the packs of a fill generic) loads that tile, unless
 an op using it writes its slot (in place): then it is filled per tile.
 
+Skipped iterations (`d2m.triangles`, d2m-skip-masked-tiles; `#d2m.triangle<rows = r,
+cols = c, diagonal = k>` skips those with index[c] - index[r] > k): a subblock whose
+lowest, leftmost output tile is skipped runs no section at all; inside a section each
+op's tile, pack and accumulator load is guarded by `col - row <= k` (an `scf.if`) for
+each triangle whose dims the loop indices at hand include, so a reduction triangle
+guards the tiles of the reduction loop. A `tril()` op (`d2m.tril_diagonal = k`, a
+select or mask add) computed in place of its `x` runs only on output tiles on and
+above its diagonal (below it the mask tile is all 0 and `x` stays), as does the copy
+of a mask tile only such selects read:
+
+    scf.if (col0 - (row0 + rows - 1) <= k) {     // some tile of the subblock is kept
+      d2m.acquire_dst
+      scf.for ... { scf.if (col - row <= k) { the op on tile (row, col) } }
+      ...
+    }
+
 Fill generics (no inputs, all-parallel, the body one `d2m.tile_fill` yielded into every
 output) that follow each other in a block, with only `d2m.reserve`s between them, share
 one section whatever their subblocks: the reserves move before the first (a reserve
@@ -109,7 +125,7 @@ from xdsl.context import Context
 from xdsl.dialects import arith, memref, scf
 from xdsl.dialects.builtin import DenseArrayBase, IndexType, IntegerAttr, MemRefType, ModuleOp, i1
 from xdsl.dialects.linalg.ops import GenericOp
-from xdsl.ir import Block, BlockArgument, Operation, SSAValue
+from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.ir.affine import (
     AffineBinaryOpExpr,
     AffineBinaryOpKind,
@@ -143,6 +159,7 @@ from ttlang.transforms.analysis.dst_liveness import (
     subblock_extents,
     yielded_value,
 )
+from ttlang.transforms.analysis.triangles import triangles
 from ttlang.transforms.diagnostics import PassError
 
 MAX_IDENTITY = float("-inf")
@@ -237,6 +254,10 @@ class _Subblock:
     spill_cbs: list[SSAValue] = field(default_factory=list)
 
     @property
+    def triangles(self) -> list[d2m.TriangleAttr]:
+        return triangles(self.generic)
+
+    @property
     def tiles(self) -> int:
         return prod(self.extents)
 
@@ -245,9 +266,12 @@ class _Subblock:
         builder: Builder,
         reduction_ivs: dict[int, SSAValue],
         body: Callable[[Builder, dict[int, SSAValue], SSAValue], None],
+        tril_diagonal: int | None = None,
     ) -> None:
         """`body(builder, ivs, t)` for each tile of the subblock, row-major: `ivs` are
-        all loop dimensions' values, `t` the tile's position in the subblock."""
+        all loop dimensions' values, `t` the tile's position in the subblock. Iterations
+        the generic's triangles skip (those whose dims are all in `ivs`) do not run it,
+        nor, with `tril_diagonal`, output tiles below that tile diagonal."""
 
         def tile(inner: Builder, local: list[SSAValue]) -> None:
             ivs = dict(reduction_ivs)
@@ -259,7 +283,17 @@ class _Subblock:
                 else:
                     scaled = inner.insert(arith.MuliOp(position, _index(inner, extent))).result
                     position = inner.insert(arith.AddiOp(scaled, offset)).result
-            body(inner, ivs, position if position is not None else _index(inner, 0))
+            t = position if position is not None else _index(inner, 0)
+            conditions = [
+                _within(inner, ivs[tri.rows.data], ivs[tri.cols.data], tri.diagonal.data)
+                for tri in self.triangles
+                if tri.rows.data in ivs and tri.cols.data in ivs
+            ]
+            if tril_diagonal is not None:
+                output_map = self.generic.indexing_maps.data[len(self.generic.inputs)].data
+                row, col = _map_indices(inner, output_map, ivs, self.generic)[-2:]
+                conditions.append(_within(inner, col, row, -tril_diagonal))
+            _guarded(inner, conditions, lambda guarded: body(guarded, ivs, t))
 
         _emit_loops(builder, self.extents, tile)
 
@@ -334,7 +368,22 @@ class _Subblock:
             inner.insert(new)
             self.store_dst(inner, new.results[0], slot, t)
 
-        self.per_tile(builder, reduction_ivs, one_tile)
+        self.per_tile(builder, reduction_ivs, one_tile, self.tril_diagonal(op))
+
+    def tril_diagonal(self, op: Operation) -> int | None:
+        """The tile diagonal below which `op` need not run: a `tril()` select or mask
+        add (`d2m.tril_diagonal`) computed in place of its `x` (whose tile it leaves as
+        it is there), or the copy of a mask tile only such selects read."""
+        if isinstance(op, d2m.TileCopyOp):
+            users = [use.operation for use in op.result.uses]
+            diagonals = {self.tril_diagonal(u) if u.operands[0] is op.result else None for u in users}
+            return diagonals.pop() if len(diagonals) == 1 else None
+        attr = op.attributes.get(d2m.TRIL_DIAGONAL_ATTR)
+        if not isinstance(attr, IntegerAttr):
+            return None
+        x = op.if_false if isinstance(op, d2m.TileWhereOp) else op.operands[0]
+        in_place = _slot(op) is not None and _slot(op) == self.slot_of(x)
+        return attr.value.data if in_place else None
 
     def slot_of(self, value: SSAValue) -> int | None:
         """The DST slot holding `value`, None when it is read from a CB (or is a
@@ -432,6 +481,18 @@ def _lower_generic(op: GenericOp, capacity: int) -> None:
     output = op.outputs[0]
 
     def section(builder: Builder, origin: list[SSAValue]) -> None:
+        """One DST section, unless every tile of it is skipped (its lowest, leftmost
+        output tile lies above an output triangle's diagonal)."""
+        conditions = []
+        for tri in triangles(op):
+            if tri.rows.data in parallel and tri.cols.data in parallel:
+                rows, cols = parallel.index(tri.rows.data), parallel.index(tri.cols.data)
+                last = _index(builder, extents[rows] - 1)
+                bottom = builder.insert(arith.AddiOp(origin[rows], last)).result
+                conditions.append(_within(builder, bottom, origin[cols], tri.diagonal.data))
+        _guarded(builder, conditions, lambda inner: section_body(inner, origin))
+
+    def section_body(builder: Builder, origin: list[SSAValue]) -> None:
         dst = builder.insert(d2m.AcquireDstOp.build(result_types=[dst_type])).result
         state = _Subblock(op, dst, dst_type, parallel, extents, origin)
         if acc is not None:
@@ -459,6 +520,29 @@ def _lower_generic(op: GenericOp, capacity: int) -> None:
     _emit_loops(
         Builder(InsertPoint.before(op)), [ranges[d] for d in parallel], section, steps=extents
     )
+
+
+def _within(builder: Builder, row: SSAValue, col: SSAValue, diagonal: int) -> SSAValue:
+    """`col - row <= diagonal`: tile (row, col) is on or below that tile diagonal."""
+    offset = builder.insert(arith.SubiOp(col, row)).result
+    return builder.insert(arith.CmpiOp(offset, _index(builder, diagonal), "sle")).result
+
+
+def _guarded(
+    builder: Builder, conditions: list[SSAValue], body: Callable[[Builder], None]
+) -> None:
+    """`body` emitted under `scf.if` of all `conditions` (directly when there are none)."""
+    if not conditions:
+        body(builder)
+        return
+    condition = conditions[0]
+    for other in conditions[1:]:
+        condition = builder.insert(arith.AndIOp(condition, other)).result
+    then = Block()
+    inner = Builder(InsertPoint.at_end(then))
+    body(inner)
+    inner.insert(scf.YieldOp())
+    builder.insert(scf.IfOp(condition, [], Region(then)))
 
 
 def _pack_l1_acc(builder: Builder, enable: bool) -> None:
@@ -506,6 +590,7 @@ def _fill_of(op: Operation) -> d2m.TileFillOp | None:
         or op.res
         or DST_SLOTS_ATTR not in op.attributes
         or SUMMED_OUTPUTS_ATTR in op.attributes
+        or d2m.TRIANGLES_ATTR in op.attributes
         or len(parallel_dims(op)) != len(op.iterator_types)
     ):
         return None

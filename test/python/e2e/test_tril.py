@@ -55,6 +55,28 @@ def tril_kernel(block: tuple[int, ...], diagonal: int, value: float, expr=None):
     return masked
 
 
+def row_kernel(block: tuple[int, int], expr):
+    """out block (1 tile wide; column 0 holds the values) = expr(x block), a row
+    reduction, over BLOCKS blocks of `block` elements stacked along the rows."""
+
+    @pykernel_gen(
+        grid=(1, 1),
+        block_factors=[(block[0] // 32, block[1] // 32), (block[0] // 32, 1)],
+        indexing_maps=[lambda i, j: (i, j), lambda i, j: (i, 0)],
+        iterator_types=["parallel", "reduction"],
+    )
+    def rows(x, out):
+        @compute()
+        def apply(x_cb: CircularBuffer, out_cb: CircularBuffer):
+            for _ in range(BLOCKS):
+                with x_cb.wait() as a, out_cb.reserve() as o:
+                    o.store(expr(a))
+
+        return Program(apply)(x, out)
+
+    return rows
+
+
 def _stacked(block: tuple[int, ...]) -> tuple[int, ...]:
     return (*block[:-2], BLOCKS * block[-2], block[-1])
 
@@ -106,21 +128,7 @@ def test_zero_masked_row_sum(diagonal):
     Tolerance: max-abs 0.1 (sums of up to 96 bf16 values of magnitude ~1, each rounded
     to bf16's 8 bits: ~2^-8 relative of a sum up to ~10 in size), PCC >= 0.999."""
     block = (64, 96)
-
-    @pykernel_gen(
-        grid=(1, 1),
-        block_factors=[(2, 3), (2, 1)],
-        indexing_maps=[lambda i, j: (i, j), lambda i, j: (i, 0)],
-        iterator_types=["parallel", "reduction"],
-    )
-    def row_sums(x, out):
-        @compute()
-        def apply(x_cb: CircularBuffer, out_cb: CircularBuffer):
-            for _ in range(BLOCKS):
-                with x_cb.wait() as a, out_cb.reserve() as o:
-                    o.store(tril(a, diagonal=diagonal).rowsum())
-
-        return Program(apply)(x, out)
+    row_sums = row_kernel(block, lambda a: tril(a, diagonal=diagonal).rowsum())
 
     x = torch.randn(_stacked(block), generator=torch.Generator().manual_seed(5)).to(torch.bfloat16)
     out = torch.zeros(BLOCKS * block[0], 32, dtype=torch.bfloat16)
@@ -172,3 +180,57 @@ def test_zero_masked_matmul_and_masked_scores():
     assert _pcc(s.float()[~masked], expected_s[~masked]) >= 0.999
     assert (p.float() - expected_p).abs().max().item() <= 0.125
     assert _pcc(p.float(), expected_p) >= 0.999
+
+
+@pytest.mark.parametrize("keys, diagonal", [(128, 0), (128, 32), (256, 128), (256, 64)])
+def test_causal_attention_skips_masked_tiles(keys, diagonal):
+    """softmax(tril(q kᵀ, d, -inf)) v / its row sums, one 128-query block: the compiler
+    skips the score tiles above the diagonal in Q·Kᵀ, the row max, exp, the row sum and
+    P·V (d2m-skip-masked-tiles marks them); a tile skipped one diagonal too far, or a
+    reduction cut one tile short, changes the result by O(1). q is scaled by 1/8 (as
+    attention's 1/sqrt(64)), so scores are of size ~1 and their bf16 rounding moves the
+    exp by < 1%. Tolerances: max-abs 0.05 (bf16 probabilities, sums and outputs of size
+    ~1), PCC >= 0.999."""
+    queries, dim = 128, 64
+
+    @pykernel_gen(
+        grid=(1, 1),
+        block_factors=[(1, 4, 2), (1, keys // 32, 2), (1, keys // 32, 2), (1, 4, 2)],
+        indexing_maps=[lambda b: (b, 0, 0)] * 4,  # one head, each tensor one block
+        iterator_types=["parallel"],
+    )
+    def attention(q, k, v, out):
+        @compute()
+        def apply(q_cb: CircularBuffer, k_cb: CircularBuffer, v_cb: CircularBuffer, out_cb: CircularBuffer):
+            with q_cb.wait() as qb, k_cb.wait() as kb, v_cb.wait() as vb, out_cb.reserve() as o:
+                s = tril(qb @ kb.transpose(), diagonal=diagonal, value=-math.inf)
+                p = (s - s.rowmax()).exp()
+                o.store((p @ vb) / p.rowsum())
+
+        return Program(apply)(q, k, v, out)
+
+    gen = torch.Generator().manual_seed(13)
+    q = (torch.randn(1, queries, dim, generator=gen) / 8).to(torch.bfloat16)  # scores of size ~1
+    k, v = (torch.randn(1, keys, dim, generator=gen).to(torch.bfloat16) for _ in range(2))
+    out = torch.zeros(1, queries, dim, dtype=torch.bfloat16)
+    attention(q, k, v, out)
+    scores = _torch_tril(q[0].float() @ k[0].float().T, diagonal, -math.inf)
+    expected = (torch.softmax(scores, dim=-1) @ v[0].float()).unsqueeze(0)
+    assert (out.float() - expected).abs().max().item() <= 0.05
+    assert _pcc(out.float(), expected) >= 0.999
+    marked = attention.compile(q, k, v, out).stages["d2m-skip-masked-tiles"]
+    assert marked.count("#d2m.triangle<") >= 6  # Q·Kᵀ, tril, max, exp, sum, P·V
+
+
+def test_zero_masked_max_is_not_skipped():
+    """tril(x, 0, value=0).rowmax() of negative x: the masked zeros are the row maxima
+    (0 is no identity of max), so the max must read every tile: exactly 0 in every row
+    with a masked element, torch's max elsewhere (the last row of a square block)."""
+    block = (64, 64)
+    row_max = row_kernel(block, lambda a: tril(a, diagonal=0).rowmax())
+
+    x = -torch.rand(_stacked(block), generator=torch.Generator().manual_seed(17)).to(torch.bfloat16) - 0.5
+    out = torch.zeros(BLOCKS * block[0], 32, dtype=torch.bfloat16)
+    row_max(x, out)
+    expected = _blockwise(x.float(), block[0], lambda p: _torch_tril(p, 0, 0.0)).amax(-1)
+    assert torch.equal(out.float()[:, 0], expected)

@@ -246,3 +246,41 @@ func.func @transposed_b(%q: !t, %k: !t) -> !t {
   } -> !t
   return %s : !t
 }
+
+// Skipped iterations (`d2m.triangles`) stay: a tril on a matmul result fused as its
+// epilogue keeps the matmul's triangle (the tril's, through the output map, the same
+// one); an exp fused into its consumer runs where the consumer runs.
+// CHECK-LABEL: func.func @skipped_tiles
+// CHECK:         linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction"]{{.*}} attrs = {{.*}}{d2m.triangles = [#d2m.triangle<rows = 0, cols = 1, diagonal = 0>]}
+// CHECK:           d2m.tile_matmul
+// CHECK:           d2m.tile_add {{.*}} {d2m.tril_diagonal = 0 : i64, d2m.epilogue}
+// CHECK:         linalg.generic {{.*}} iterator_types = ["parallel", "parallel"]{{.*}} attrs = {{.*}}{d2m.triangles = [#d2m.triangle<rows = 0, cols = 1, diagonal = 0>]}
+// CHECK:           d2m.tile_exp
+// CHECK:           d2m.tile_neg
+func.func @skipped_tiles(%p: !t, %q: !t, %band: tensor<1x3x!tile>) -> (!t, !t) {
+  %e0 = tensor.empty() : !t
+  %s = linalg.generic {indexing_maps = [#mm_a, #mm_b, #mm_c], iterator_types = ["parallel", "parallel", "reduction"]} ins(%p, %q : !t, !t) outs(%e0 : !t) attrs = {d2m.triangles = [#d2m.triangle<rows = 0, cols = 1, diagonal = 0>]} {
+  ^bb0(%a: !tile, %b: !tile, %acc: !tile):
+    %r = d2m.tile_matmul %a, %b, %acc : !tile, !tile
+    linalg.yield %r : !tile
+  } -> !t
+  %e1 = tensor.empty() : !t
+  %t = linalg.generic {indexing_maps = [#id, affine_map<(d0, d1) -> (0, d1 - d0 + 1)>, #id], iterator_types = ["parallel", "parallel"]} ins(%s, %band : !t, tensor<1x3x!tile>) outs(%e1 : !t) attrs = {d2m.triangles = [#d2m.triangle<rows = 0, cols = 1, diagonal = 0>]} {
+  ^bb0(%x: !tile, %m: !tile, %o: !tile):
+    %r = d2m.tile_add %x, %m {d2m.tril_diagonal = 0 : i64} : !tile
+    linalg.yield %r : !tile
+  } -> !t
+  %e2 = tensor.empty() : !t
+  %x = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%p : !t) outs(%e2 : !t) attrs = {d2m.triangles = [#d2m.triangle<rows = 0, cols = 1, diagonal = 0>]} {
+  ^bb0(%a: !tile, %o: !tile):
+    %r = d2m.tile_exp %a : !tile
+    linalg.yield %r : !tile
+  } -> !t
+  %e3 = tensor.empty() : !t
+  %y = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%x : !t) outs(%e3 : !t) attrs = {d2m.triangles = [#d2m.triangle<rows = 0, cols = 1, diagonal = 0>]} {
+  ^bb0(%a: !tile, %o: !tile):
+    %r = d2m.tile_neg %a : !tile
+    linalg.yield %r : !tile
+  } -> !t
+  return %t, %y : !t, !t
+}

@@ -379,3 +379,58 @@ func.func @band_operand(%in: !band, %out: !blk) {
   }
   return
 }
+
+// Skipped iterations (`d2m.triangles`, d2m-skip-masked-tiles): a section whose every
+// output tile lies above the diagonal is not run at all (its lowest, leftmost tile
+// (i, 0) is compared); within a section every tile's work and pack is guarded by
+// `col - row <= diagonal`; a reduction over the cols dim skips its tiles past the row's
+// diagonal.
+!col = memref<2x1x!tile, #ttcore.memory_space<l1>>
+!one = memref<1x1x!tile, #ttcore.memory_space<l1>>
+// CHECK-LABEL: func.func @skipped_tiles
+// CHECK:         scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK:           %[[FIRST_COL:.*]] = arith.constant 0 : index
+// CHECK:           %[[LAST_ROW:.*]] = arith.addi %[[I]], %{{.*}} : index
+// CHECK:           %[[OFF:.*]] = arith.subi %[[FIRST_COL]], %[[LAST_ROW]] : index
+// CHECK:           %[[SECTION:.*]] = arith.cmpi sle, %[[OFF]], %{{.*}} : index
+// CHECK:           scf.if %[[SECTION]] {
+// CHECK:             d2m.acquire_dst
+// CHECK:             scf.for
+// CHECK:               %[[ROW:.*]] = arith.addi %[[I]], %{{.*}} : index
+// CHECK:               %[[COL:.*]] = arith.addi %[[FIRST_COL]], %{{.*}} : index
+// CHECK:               %[[TILE_OFF:.*]] = arith.subi %[[COL]], %[[ROW]] : index
+// CHECK:               %[[KEPT:.*]] = arith.cmpi sle, %[[TILE_OFF]], %{{.*}} : index
+// CHECK:               scf.if %[[KEPT]] {
+// CHECK:                 memref.load %{{.*}}[%[[ROW]], %[[COL]]]
+// CHECK:               scf.if
+// CHECK:                 d2m.tile_exp
+// CHECK:             d2m.wait_dst
+// CHECK:               scf.if
+// CHECK:                 memref.store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] : memref<2x2x
+// CHECK:             d2m.release_dst
+func.func @skipped_tiles(%in: !blk, %out: !blk) {
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%in : !blk) outs(%out : !blk) attrs = {d2m.dst_slots = 1 : i64, d2m.subblock = array<i64: 1, 2>, d2m.triangles = [#d2m.triangle<rows = 0, cols = 1, diagonal = 0>]} {
+  ^bb0(%a: !tile, %c: !tile):
+    %x = d2m.tile_copy %a {d2m.dst_slot = 0 : i64, engine = #d2m.engine<fpu>} : !tile
+    %e = d2m.tile_exp %x {d2m.dst_slot = 0 : i64, engine = #d2m.engine<sfpu>} : !tile
+    linalg.yield %e : !tile
+  }
+  return
+}
+// CHECK-LABEL: func.func @shorter_reduction
+// CHECK:         memref.load %out
+// CHECK:         scf.for %[[K:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK:           scf.for %[[T:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK:             %[[ROW:.*]] = arith.addi %{{.*}}, %[[T]] : index
+// CHECK:             %[[OFF:.*]] = arith.subi %[[K]], %[[ROW]] : index
+// CHECK:             %[[KEPT:.*]] = arith.cmpi sle, %[[OFF]], %{{.*}} : index
+// CHECK:             scf.if %[[KEPT]] {
+// CHECK:               d2m.tile_reduce_sum <row>
+func.func @shorter_reduction(%in: !blk, %ones: !one, %out: !col) {
+  linalg.generic {indexing_maps = [#id, affine_map<(d0, d1) -> (0, 0)>, affine_map<(d0, d1) -> (d0, 0)>], iterator_types = ["parallel", "reduction"]} ins(%in, %ones : !blk, !one) outs(%out : !col) attrs = {d2m.dst_slots = 1 : i64, d2m.triangles = [#d2m.triangle<rows = 0, cols = 1, diagonal = 0>]} {
+  ^bb0(%a: !tile, %s: !tile, %acc: !tile):
+    %r = d2m.tile_reduce_sum <row> %a, %s, %acc {d2m.dst_slot = 0 : i64, engine = #d2m.engine<fpu>} : !tile
+    linalg.yield %r : !tile
+  }
+  return
+}

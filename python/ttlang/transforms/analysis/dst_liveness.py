@@ -488,9 +488,11 @@ def _place(walk: _Walk, op: Operation, index: int) -> bool:
             if located is None:
                 return False
             placed.append(located)
-        # The result may take the slot of an operand that dies here.
+        # The result may take the slot of an operand that dies here (a tril() select
+        # its x's, first: below the diagonal the result is x, left in place).
+        preferred = operands[2:] + operands[:2] if d2m.TRIL_DIAGONAL_ATTR in op.attributes else operands
         dying = [
-            v for v in dict.fromkeys(operands)
+            v for v in dict.fromkeys(preferred)
             if walk.in_dst(v) and not walk.live_after(v, index)
         ]  # fmt: skip
         if dying:
