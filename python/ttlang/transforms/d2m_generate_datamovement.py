@@ -103,8 +103,11 @@ receivers, multicasts each block into the same CB slot and sets the receivers' `
 of that block, on which they push it (inputs moving at one level with the same
 senders, like FlashAttention's k and v, share one handshake and its `ready`; a core
 first takes one branch per combination of its roles, in which it issues the first
-DRAM read of each handshake it sends and its `ready`s before the handshakes, run in
-the same order on every core). A sender reads a handshake's blocks in pieces (below),
+DRAM read of each handshake it sends and its `ready`s before the handshakes, then
+runs those it sends, then those it receives, each kind in group order: a send waits
+only for `ready`s, which every core sends before its first handshake, so no core waits
+for one that waits for it, and a core sending b and receiving a, like matmul's row 0,
+multicasts b without waiting for a). A sender reads a handshake's blocks in pieces (below),
 one after the other: once a piece's read is through it multicasts the piece,
 `linked` (the NoC keeps the path for the sender's next multicast, so what follows
 lands after it), sets the block's `valid` right after the block's last piece, then
@@ -123,7 +126,7 @@ overlaps (the next piece's reads go out after this one's barrier: ~185 modeled c
 plus 9 a hop, more where other reads queue at the banks or on the core's read port)
 and a multicast issue; it takes the multicast of the block's other pieces off the
 block's path. Measured (docs/passes.md has the table): 8 KiB blocks in two pieces
-cost matmul 19%; FlashAttention's 32 KiB causal K/V blocks in two cost 1.7%, while
+cost matmul 18%; FlashAttention's 32 KiB causal K/V blocks in two cost 1.7%, while
 its 128 KiB blocks gain the most in four pieces of 32 KiB and lose in eight.
 FlashAttention's K/V sender at D = 64, k_chunk 512 (16x2-tile blocks, 64 KiB):
 
@@ -1018,7 +1021,8 @@ def _multicast(
     blocks and multicasts them to the others (tt-metal's ready / valid handshake, once
     per group). A core's role in every group is decided first (nested `scf.if`s, one
     branch per combination), so that it issues all its DRAM reads and `ready`s before
-    its first handshake; every core runs the handshakes in group order. With
+    its first handshake; a core runs the handshakes it sends, then those it receives,
+    each kind in group order (a send waits only for `ready`s). With
     `receivers_of` (one group, along one grid dim), the sender multicasts to the first
     that many cores after itself, and not at all to none; `backward`, the sender is the
     last core, multicasting to that many cores before itself, and a receiver at the
@@ -1039,14 +1043,15 @@ def _multicast(
 
     def handshakes(branch: Block, sends: Sequence[bool]) -> None:
         """A core's part in every group: the first DRAM read of each group it sends
-        issued and its `ready`s sent first, then the handshakes in group order; a
-        sender waits for its receivers' `ready`s, then for each piece of the group's
-        blocks (`_pieces`) waits for its read, multicasts it (a block's `valid`
-        behind its last piece but for the last block's, set after the write
-        barriers) and issues the group's next piece's read, so that the multicast
-        overlaps the next read (a read barrier waits for every read in flight: with
-        all the group's blocks read at once, the first multicast would wait for the
-        last read); a receiver pushes each block on its `valid`."""
+        issued and its `ready`s sent first, then the handshakes, those it sends
+        first, each kind in group order; a sender waits for its receivers' `ready`s,
+        then for each piece of the group's blocks (`_pieces`) waits for its read,
+        multicasts it (a block's `valid` behind its last piece but for the last
+        block's, set after the write barriers) and issues the group's next piece's
+        read, so that the multicast overlaps the next read (a read barrier waits for
+        every read in flight: with all the group's blocks read at once, the first
+        multicast would wait for the last read); a receiver pushes each block on its
+        `valid`."""
         reads: dict[tuple[SSAValue, Piece], SSAValue] = {}
 
         def read(members: Sequence[Member], piece: Piece, at: Block) -> None:
@@ -1070,7 +1075,8 @@ def _multicast(
                 go = d2m.SemaphoreWaitOp(operands=[arg(semaphores.go), constant(1), [constant(0)]])
                 emit(scf.IfOp(first, [], Region(Block([go, scf.YieldOp()])), Region(Block([scf.YieldOp()]))), branch)
             emit(d2m.SemaphoreIncOp(operands=[arg(semaphores.ready), constant(1), senders(shared)]), branch)
-        for (shared, semaphores, members), sending in zip(groups, sends):
+        # the groups it sends first (stable: each kind in group order)
+        for (shared, semaphores, members), sending in sorted(zip(groups, sends), key=lambda item: not item[1]):
             # backward rounds have their own `valid`s: a sender's set leaves its own word at 1
             valid_of = semaphores.back_valid if backward else semaphores.valid
             valids = [arg(valid_of[cb.index]) for cb, *_ in members]

@@ -12,6 +12,8 @@ bfp8 SDPA to PCC >= 0.994)."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 import torch
 
@@ -57,3 +59,25 @@ def test_bfp8_k_and_v_match_torch_sdpa(fa, shape, causal, grid):
     assert max_abs(out, exact) <= MAX_ABS_UNQUANTIZED, max_abs(out, exact)
     # The kernel computed with the quantized K and V, not the bf16 ones.
     assert (out.double() - quantized.double()).abs().mean() < (out.double() - exact.double()).abs().mean()
+
+
+def test_bfp8_k_and_v_multicast_in_pieces(fa):
+    """1024-row K/V chunks of D = 64 in bfp8_b (32x2 tiles of 1088 B, 68 KiB): the
+    generated reader multicasts each in two pieces of 16 tile rows (34,816 B, at that
+    offset in the block), so the pieces' addresses follow the format's tile size. The
+    receiving grid row attends with what the pieces wrote (kernel error only, against
+    SDPA on the stored K and V)."""
+    shape = (1, 2, 1024, 64)
+    generator = torch.Generator().manual_seed(5)
+    q, k, v = (torch.randn(shape, generator=generator).to(torch.bfloat16) for _ in range(3))
+    compiled = fa.compile_flash_attention(
+        shape, q_chunk=128, k_chunk=1024, grid=(2, 2), kv_dtype="bfloat8_b"
+    )
+    reader = compiled.artifact.sources["flash_attention_reader"]
+    sizes = re.findall(r"noc_async_write_multicast\([^,]+, [^,]+, (\d+),", reader)
+    assert sizes and set(sizes) == {str(16 * 2 * 1088)}
+    out = compiled.run(q, k, v)
+    k_stored, v_stored = (tiles.as_stored(t.reshape(-1, shape[-1]), "bfp8_b").reshape(shape) for t in (k, v))
+    quantized = torch.nn.functional.scaled_dot_product_attention(q.float(), k_stored, v_stored)
+    assert pcc(out, quantized) >= MIN_PCC, pcc(out, quantized)
+    assert max_abs(out, quantized) <= MAX_ABS_QUANTIZED, max_abs(out, quantized)

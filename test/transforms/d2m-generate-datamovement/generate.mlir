@@ -71,8 +71,9 @@ func.func @stream_shard(%in: !dram, %out: !dram) {
 // row, so column 0 reads it and multicasts it to the row; `b` (k, n) likewise down a
 // grid column from row 0. Each gets a ready / valid semaphore pair. A core's roles
 // (sender or receiver of each) pick one of four branches, in which its DRAM reads (the
-// first block of each group it sends) and its `ready`s go first, then the two
-// handshakes in order. A sender pushes its block to compute before the multicast's
+// first block of each group it sends) and its `ready`s go first, then the handshakes
+// it sends, then those it receives (a send waits only for `ready`s, all sent before
+// any handshake: core (0, 1) multicasts b before it waits for a). A sender pushes its block to compute before the multicast's
 // write barrier (compute only reads it), then sets `valid`; a receiver pushes once
 // `valid` is set. A one-block handshake's multicast is not linked (a barrier follows
 // it). `out` (m, n) is written once per (m, n), after the K loop.
@@ -124,14 +125,14 @@ func.func @stream_shard(%in: !dram, %out: !dram) {
 // CHECK-NEXT:            scf.if %[[B_SENDER]] {
 // CHECK-NEXT:              %[[BTX:.*]] = d2m.dma_read %b
 // CHECK-NEXT:              d2m.semaphore_inc %[[A_READY]], %[[C1]] core[%[[Y]], %[[C0]]]
-// CHECK-NEXT:              d2m.semaphore_wait %[[A_VALID]], %[[C1]] reset %[[C0]]
-// CHECK-NEXT:              d2m.push %[[A_CB]]
 // CHECK-NEXT:              d2m.semaphore_wait %[[B_READY]]
 // CHECK-NEXT:              d2m.dma_wait %[[BTX]]
 // CHECK-NEXT:              %{{.*}} = d2m.dma_mcast %[[B_BLK]]
 // CHECK-NEXT:              d2m.push %[[B_CB]]
 // CHECK-NEXT:              d2m.dma_wait
 // CHECK-NEXT:              d2m.semaphore_set %[[B_VALID]]
+// CHECK-NEXT:              d2m.semaphore_wait %[[A_VALID]], %[[C1]] reset %[[C0]]
+// CHECK-NEXT:              d2m.push %[[A_CB]]
 // CHECK-NEXT:            } else {
 // CHECK-NEXT:              d2m.semaphore_inc %[[A_READY]], %[[C1]] core[%[[Y]], %[[C0]]]
 // CHECK-NEXT:              d2m.semaphore_inc %[[B_READY]], %[[C1]] core[%[[C0]], %[[X]]]
