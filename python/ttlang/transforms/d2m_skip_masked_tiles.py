@@ -25,9 +25,9 @@ holding constant `v` where c - r > k (tile indices of its last two dims):
 Consumers that skip a value's constant tiles:
 
 - a row reduction of it (loop dims (rows, cols) of its last two axes, cols a reduction,
-  the input only reduced) whose identity is the constant: `rowmax` of -inf, `rowsum`
-  (any scaler) of 0; its reduction runs only over cols <= rows + k (a triangle on
-  (rows, cols));
+  the input only reduced, scaled by a block filled with a positive number: `rowmax()`'s
+  and `rowsum()`'s ones) whose identity is the constant: `rowmax` of -inf, `rowsum` of
+  0; its reduction runs only over cols <= rows + k (a triangle on (rows, cols));
 - a matmul reading it as A (the reduction dim its columns) when the constant is 0:
   the reduction over each row of A stops at its diagonal;
 - an elementwise consumer reading it tile for tile that itself skips those tiles.
@@ -265,9 +265,28 @@ def _restriction(generic: GenericOp, index: int, fact: Fact | None) -> d2m.Trian
         user = use.operation
         if _IDENTITIES.get(type(user)) != constant or use.index != 0 or user.operands[-1] is not output:
             return None
-        if isinstance(user, d2m.TileReduceMaxOp | d2m.TileReduceSumOp) and user.dim.data != d2m.TileDim.ROW:
+        if isinstance(user, d2m.TileReduceMaxOp | d2m.TileReduceSumOp) and (
+            user.dim.data != d2m.TileDim.ROW or not _scales_identity(generic, user.operands[1])
+        ):
             return None
     return d2m.TriangleAttr(rows, cols, k) if arg.uses else None
+
+
+def _scales_identity(generic: GenericOp, scaler: SSAValue) -> bool:
+    """Whether a reduction's scaler (it reduces `x * scaler[0, 0]`) keeps the identity
+    tiles identities: a block filled with a positive finite number (`rowmax()`'s and
+    `rowsum()`'s ones; -inf times a negative scaler would be +inf)."""
+    block = generic.body.block
+    if scaler not in block.args or block.args.index(scaler) >= len(generic.inputs):
+        return False
+    fill = generic.inputs[block.args.index(scaler)].owner
+    if not isinstance(fill, GenericOp) or fill.inputs:
+        return False
+    ops = list(fill.body.block.ops)
+    if len(ops) != 2 or not isinstance(ops[0], d2m.TileFillOp) or ops[1].operands[0] is not ops[0].result:
+        return False
+    value = ops[0].value.value.data
+    return 0.0 < value < math.inf
 
 
 @dataclass

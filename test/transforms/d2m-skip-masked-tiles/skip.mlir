@@ -18,16 +18,23 @@
 #c = affine_map<(d0, d1, d2) -> (d0, d1)>
 
 // CHECK-LABEL: func.func @attention
+// CHECK:       %[[ONES:.*]] = linalg.generic
 // CHECK:       %[[S:.*]] = linalg.generic {{.*}} ins(%q, %k {{.*}} attrs = {{.*}}{d2m.triangles = [#d2m.triangle<rows = 0, cols = 1, diagonal = 1>]} {
 // CHECK:       %[[T:.*]] = linalg.generic {{.*}} ins(%[[S]], %band {{.*}} attrs = {{.*}}{d2m.triangles = [#d2m.triangle<rows = 0, cols = 1, diagonal = 1>]} {
-// CHECK:       %[[MAX:.*]] = linalg.generic {{.*}} ins(%[[T]], %ones {{.*}} attrs = {{.*}}{d2m.triangles = [#d2m.triangle<rows = 0, cols = 1, diagonal = 1>]} {
+// CHECK:       %[[MAX:.*]] = linalg.generic {{.*}} ins(%[[T]], %[[ONES]] {{.*}} attrs = {{.*}}{d2m.triangles = [#d2m.triangle<rows = 0, cols = 1, diagonal = 1>]} {
 // CHECK:       %[[P:.*]] = linalg.generic {{.*}} ins(%[[T]], %[[MAX]] {{.*}} attrs = {{.*}}{d2m.triangles = [#d2m.triangle<rows = 0, cols = 1, diagonal = 1>]} {
-// CHECK:       %[[SUM:.*]] = linalg.generic {{.*}} ins(%[[P]], %ones {{.*}} attrs = {{.*}}{d2m.triangles = [#d2m.triangle<rows = 0, cols = 1, diagonal = 1>]} {
+// CHECK:       %[[SUM:.*]] = linalg.generic {{.*}} ins(%[[P]], %[[ONES]] {{.*}} attrs = {{.*}}{d2m.triangles = [#d2m.triangle<rows = 0, cols = 1, diagonal = 1>]} {
 // CHECK:       %[[PV:.*]] = linalg.generic {{.*}} ins(%[[P]], %v {{.*}} attrs = {{.*}}{d2m.triangles = [#d2m.triangle<rows = 0, cols = 2, diagonal = 1>]} {
 // CHECK:       %[[Z:.*]] = linalg.generic {{.*}} ins(%q, %band {{.*}} outs(%{{[^)]*}}) {
-// CHECK:       %[[ZMAX:.*]] = linalg.generic {{.*}} ins(%[[Z]], %ones {{.*}} outs(%{{[^)]*}}) {
+// CHECK:       %[[ZMAX:.*]] = linalg.generic {{.*}} ins(%[[Z]], %[[ONES]] {{.*}} outs(%{{[^)]*}}) {
 // CHECK:       return %[[PV]], %[[SUM]], %[[Z]], %[[ZMAX]]
-func.func @attention(%q: !t, %k: !t, %v: !t, %band: !band, %ones: !one) -> (!t, !col, !t, !col) {
+func.func @attention(%q: !t, %k: !t, %v: !t, %band: !band) -> (!t, !col, !t, !col) {
+  %eo = tensor.empty() : !one
+  %ones = linalg.generic {indexing_maps = [#id], iterator_types = ["parallel", "parallel"]} outs(%eo : !one) {
+  ^bb0(%o: !tile):
+    %f = d2m.tile_fill 1.0 : !tile
+    linalg.yield %f : !tile
+  } -> !one
   %e0 = tensor.empty() : !t
   %s = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]} ins(%q, %k : !t, !t) outs(%e0 : !t) {
   ^bb0(%x: !tile, %y: !tile, %acc: !tile):
@@ -80,4 +87,26 @@ func.func @attention(%q: !t, %k: !t, %v: !t, %band: !band, %ones: !one) -> (!t, 
     linalg.yield %r : !tile
   } -> !col
   return %pv, %sum, %z, %zmax : !t, !col, !t, !col
+}
+
+// A row max scaled by a block of unknown values (-inf times a negative scaler is +inf)
+// runs over every tile; the tril's tiles are then all read, and computed.
+// CHECK-LABEL: func.func @unknown_scaler
+// CHECK:       linalg.generic {{.*}} outs(%{{[^)]*}}) {
+// CHECK:       linalg.generic {{.*}} outs(%{{[^)]*}}) {
+// CHECK-NOT:   d2m.triangles
+func.func @unknown_scaler(%x: !t, %band: !band, %scaler: !one) -> !col {
+  %e0 = tensor.empty() : !t
+  %t = linalg.generic {indexing_maps = [#id, #band, #id], iterator_types = ["parallel", "parallel"]} ins(%x, %band : !t, !band) outs(%e0 : !t) {
+  ^bb0(%a: !tile, %m: !tile, %o: !tile):
+    %r = d2m.tile_add %a, %m {d2m.tril_diagonal = 0 : i64} : !tile
+    linalg.yield %r : !tile
+  } -> !t
+  %e1 = tensor.empty() : !col
+  %mx = linalg.generic {indexing_maps = [#id, #zero, #row], iterator_types = ["parallel", "reduction"]} ins(%t, %scaler : !t, !one) outs(%e1 : !col) {
+  ^bb0(%a: !tile, %s1: !tile, %acc: !tile):
+    %r = d2m.tile_reduce_max <row> %a, %s1, %acc : !tile
+    linalg.yield %r : !tile
+  } -> !col
+  return %mx : !col
 }
