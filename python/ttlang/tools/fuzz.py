@@ -161,16 +161,18 @@ class Generator:
         if form == "normalized":
             return Value(("div", p, ("rowsum", p)), "full", 1.0)
         if form == "matmul":
-            choices = [i for i in range(self.num_inputs) if i != self.mask_input] or [0]
-            i = self.trils.choice(choices)
+            i = self.trils.choice(self.operands())
             extra = self.extra_rows[i]
             b = ("view", i, self.trils.randint(0, extra)) if extra else ("in", i)
             return Value(("matmul", p, b), "full", float(self.square))
         return Value(p, "full", 1.0)
 
+    def operands(self) -> list[int]:
+        """The inputs a leaf may read: all but the `where` mask (unless it is the only one)."""
+        return [i for i in range(self.num_inputs) if i != self.mask_input] or [0]
+
     def leaf(self) -> Value:
-        choices = [i for i in range(self.num_inputs) if i != self.mask_input] or [0]
-        i = self.rng.choice(choices)
+        i = self.rng.choice(self.operands())
         extra = self.extra_rows[i]
         if extra or (self.views is not None and self.views.random() < 0.1):
             # a view of the block's tile rows start .. start + the expression's rows; a
