@@ -154,8 +154,7 @@ class Generator:
         """`(s - s.rowmax()).exp()` of `s = tril(arg, diagonal >= 0, -inf)` (every row
         keeps an element: see `tril`), as is, divided by its row sums, or as a square
         matmul's A: the chains whose masked tiles d2m-skip-masked-tiles skips."""
-        rows, cols = self.block_rows // 32, self.block_cols // 32
-        s = ("tril", arg.node, 32 * self.trils.randint(0, cols + 1), -math.inf)
+        s = ("tril", arg.node, 32 * self.trils.randint(0, self.block_cols // 32 + 1), -math.inf)
         p = ("exp", ("sub", s, ("rowmax", s)))
         form = self.trils.choice(["plain", "normalized", "matmul"] if self.square else ["plain", "normalized"])
         if form == "normalized":
