@@ -280,8 +280,8 @@ def compile_flash_attention(
     unit, else the largest Q chunk that does (causal: two units, a short and a long row
     of the triangle, if Q chunks stay >= 64 rows); and the largest K chunk that fits L1
     and leaves at least two K steps, so the next chunk's read overlaps this one's math
-    (causal: twice the Q chunk, else the Q chunk: half the K steps of equal chunks,
-    while wider diagonal blocks waste more masked work). The explicit kernel, the
+    (causal too, a multiple of the Q chunk: the compiler skips the tiles above the
+    diagonal, so a wider diagonal block costs no masked work). The explicit kernel, the
     benchmark baseline, keeps the rule it was measured with: the largest Q chunk that
     gives every core a unit, K chunks of at most 256 rows (causal: 128 or the Q chunk,
     whichever is larger).
@@ -315,10 +315,8 @@ def compile_flash_attention(
 
     def k_preference(q_size: int):
         """The sort key putting the K chunks to try for `q_size` first."""
-        if not causal:  # largest first, a single K step (nothing to overlap) last
+        if not causal or kernel == "implicit":  # largest first, a single K step last
             return lambda c: (c == seq_len, -c)
-        if kernel == "implicit":
-            return lambda c: (c != 2 * q_size, c != q_size, -c)
         return lambda c: (c > max(q_size, 128), -c)
 
     failures = []
