@@ -45,8 +45,8 @@ CASES = [
     # two heads per core, one Q chunk each: the cores' K/V counts differ from head to
     # head, so the compiler must not multicast (the CB slots fall out of step)
     pytest.param((1, 2, 256, 64), True, 64, 64, (1, 4), False, id="s256-d64-bh2-causal-q64k64-1x4"),
-    # K/V chunks of four Q chunks: the implicit kernel's diagonal step takes the whole
-    # chunk (it reads only the unmasked keys, through views, when it is two Q chunks)
+    # K/V chunks of four Q chunks: the implicit kernel's diagonal step reads the keys
+    # up to its Q chunk's last query (views), one step per position of the Q chunk
     pytest.param((1, 2, 256, 64), True, 32, 128, (8, 2), False, id="s256-d64-bh2-causal-q32k128-8x2"),
     pytest.param(
         (1, 8, 2048, 128),
