@@ -43,6 +43,7 @@ The last line is `compile_median_s=<seconds>` (over all shapes).
 from __future__ import annotations
 
 import argparse
+import math
 import statistics
 import sys
 import time
@@ -122,14 +123,17 @@ def roofline(compiled, fidelity: str, cores: int) -> tuple[int, int, int]:
     description's costs (`ttlang.device`):
 
     - compute: the cheapest tile operations the math needs, spread evenly over the
-      cores: per step of a Q chunk over K/V keys the two matmuls (the fidelity's phases
-      or the bf16 floor), the scores' max subtraction and approximate exp, the row max
-      reduce, the rescale of m, l and acc; the row sum costs the math nothing per step
-      (the packer adds the exp tiles up, d2m-row-sum-on-pack, as tt-metal's SDPA does);
-      per Q chunk one row-sum reduce per tile row, the final recip and multiply. A Q
-      chunk's steps are its keys in K chunks; causal, its keys are only those up to its
-      last query ((i + 1) · q_chunk for Q chunk i: whatever of the diagonal K chunk
-      lies past it is not counted), plus the mask add on the diagonal's q_chunk square;
+      cores: per score tile the two matmuls (the fidelity's phases or the bf16 floor),
+      the max subtraction and approximate exp, the row max reduce; per step of a Q chunk
+      over a K chunk the rescale of m, l and acc; the row sum costs the math nothing
+      per step (the packer adds the exp tiles up, d2m-row-sum-on-pack, as tt-metal's
+      SDPA does); per Q chunk one row-sum reduce per tile row, the final recip and
+      multiply. Causal, a Q chunk's score tiles are only those a query needs: keys up to
+      its last query ((i + 1) · q_chunk for Q chunk i) without the tiles above the
+      diagonal of its q_chunk square (every key in them is past every query of the
+      tile's row: d2m-skip-masked-tiles skips them), and one mask per tile on that
+      diagonal (an FPU add, the cheapest way to apply it); its steps are those keys in
+      K chunks;
     - DRAM: Q, K and V read once and O written once at every bank's bandwidth;
     - NoC: the K/V keys each core needs, received at the multicast rate.
     """
@@ -142,23 +146,16 @@ def roofline(compiled, fidelity: str, cores: int) -> tuple[int, int, int]:
     reduce = cost["reduce_tile_per_phase"] * phases
     matmul = max(cost["matmul_tile_per_phase"] * phases, cost["matmul_tile_floor_bf16"])
 
-    def step(keys: int) -> float:  # one Q chunk over `keys` keys
-        kt = keys // 32
-        return (
-            2 * qt * kt * dt * matmul
-            + qt * kt * (cost["eltwise_add_tile"] + cost["exp_approx_tile"] + reduce)
-            + qt * (cost["eltwise_add_tile"] + cost["exp_approx_tile"] + mul)
-            + qt * dt * mul
-        )
-
-    mask = qt * qt * cost["eltwise_add_tile"]
+    score_tile = 2 * dt * matmul + cost["eltwise_add_tile"] + cost["exp_approx_tile"] + reduce
+    rescale = qt * (cost["eltwise_add_tile"] + cost["exp_approx_tile"] + mul) + qt * dt * mul  # a step
     finish = qt * (reduce + cost["recip_tile"] + dt * mul)
+    above_diagonal = qt * (qt - 1) // 2 if compiled.causal else 0  # tiles of the square
+    mask = qt * cost["eltwise_add_tile"] if compiled.causal else 0  # the diagonal's tiles
     compute = keys_total = 0
     for i in range(seq_len // q_chunk):
         keys = (i + 1) * q_chunk if compiled.causal else seq_len
-        steps, rest = divmod(keys, k_chunk)
-        compute += steps * step(k_chunk) + (step(rest) if rest else 0) + finish
-        compute += mask if compiled.causal else 0
+        tiles = qt * keys // 32 - above_diagonal
+        compute += tiles * score_tile + math.ceil(keys / k_chunk) * rescale + finish + mask
         keys_total += keys
     heads_total = batch * heads
     compute_floor = compute * heads_total / cores

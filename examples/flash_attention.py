@@ -19,14 +19,15 @@ Causal (`causal=True`, k_chunk a multiple of q_chunk): Q chunk i attends to K/V 
 the short one's K/V chunks backwards, so every core of a column takes chunk j at the
 same step, and the core that needs every chunk of the round (first or last of the
 column) multicasts it to those that need it. The compute thread learns its Q chunk
-with `block_index` and adds the 0 / -inf mask to the diagonal chunk's scores (last in
-a forward walk, first in a backward one), a block the `masks` thread fills per
-diagonal (`fill_causal_mask`) in `mask_cb`, a kernel-local CB: no tensor behind it,
-no mask read from DRAM. With K/V chunks of two Q chunks, an even Q chunk's diagonal
-K/V chunk is masked entirely past its first q_chunk keys: that step reads only them,
-through views of the K and V blocks (`k_blk[:, 0:qt]`, docs/dsl.md "Block views"),
-with a square mask from `half_mask_cb`; the compute and masks threads pick the step
-with run-time trip counts (0 or 1) from the chunk's parity.
+with `block_index` and masks the diagonal chunk's scores with `tril(s, diagonal,
+-inf)` (docs/dsl.md, "Triangular masks"; last in a forward walk, first in a backward
+one): the compiler fills the element masks of the diagonal's tiles once per run, and
+skips the tiles above the diagonal in Q·Kᵀ, the row max, exp, the row sum and P·V
+(d2m-skip-masked-tiles). A Q chunk's diagonal K/V chunk is masked entirely past the
+Q chunk's last query: that step reads only the keys before it, through views of the
+K and V blocks (`k_blk[:, 0:keys]`, docs/dsl.md "Block views"), one step per
+position of the Q chunk in its K/V chunk (`diagonal_step`), a run-time trip count
+of 1 picking the one that runs.
 
     python examples/flash_attention.py
 """
@@ -46,10 +47,10 @@ from ttlang import (
     block_index,
     compute,
     datamovement,
-    fill_causal_mask,
     full,
     maximum,
     pykernel_gen,
+    tril,
     zeros,
 )
 from ttlang.dsl.diagnostics import L1BudgetError
@@ -104,20 +105,31 @@ def flash_attention_kernel(
         heads = q.shape[0] // grid[1]  # per core
         q_chunks = q.shape[1] // q_chunk // grid[0]  # per core
         kv_chunks = k.shape[1] // k_chunk
-        mask_cb = CircularBuffer((q_chunk, k_chunk)) if causal else None  # no tensor behind it
-        # q_per_k == 2: an even Q chunk's diagonal K/V chunk is masked past its first
-        # q_chunk keys; that step reads only them (views) with a square mask
-        halved = causal and q_per_k == 2
-        half_mask_cb = CircularBuffer((q_chunk, q_chunk)) if halved else None
 
-        def online_softmax(q, k, v, m, l, acc, mask=None):
+        def online_softmax(q, k, v, m, l, acc, diagonal=None):
             s = q @ k.transpose()
-            if mask is not None:
-                s = s + mask
+            if diagonal is not None:  # causal: keys past a query's own are -inf
+                s = tril(s, diagonal=diagonal, value=NEG_INF)
             m_new = maximum(m, s.rowmax())
             p = (s - m_new).exp()
             alpha = (m - m_new).exp()  # rescales what was summed under the old max
             return m_new, l * alpha + p.rowsum(), acc * alpha + p @ v
+
+        def diagonal_step(r, n, q, k_blk, v_blk, m, l, acc):
+            """The diagonal K/V chunk of the nth Q chunk i, if i % q_per_k is r (else
+            that of r + 1, ...): its keys up to Q chunk i's last query (a view), masked
+            past each query's own (tril). r is a compile-time int: one step per r, a
+            run-time trip count of 1 picking the one that runs."""
+            off = block_index(0, n) % q_per_k - r  # |off| < q_per_k
+            runs = 1 - (off * off + q_per_k * q_per_k - 1) // (q_per_k * q_per_k)  # off == 0
+            keys = (r + 1) * qt  # tile rows of the K/V views
+            for _ in range(runs):
+                m, l, acc = online_softmax(
+                    q, k_blk[:, 0:keys], v_blk[:, 0:keys], m, l, acc, r * q_chunk
+                )
+            if r + 1 < q_per_k:
+                m, l, acc = diagonal_step(r + 1, n, q, k_blk, v_blk, m, l, acc)
+            return m, l, acc
 
         @compute()
         def attention(q_cb, k_cb, v_cb, out_cb):
@@ -135,16 +147,8 @@ def flash_attention_kernel(
                             with k_cb.wait() as k_blk, v_cb.wait() as v_blk:
                                 m, l, acc = online_softmax(q_scaled, k_blk, v_blk, m, l, acc)
                         if causal:  # the diagonal chunk, then the rest of a backward walk
-                            even = 1 - block_index(0, n) % 2 if halved else 0
                             with k_cb.wait() as k_blk, v_cb.wait() as v_blk:
-                                for _ in range(even):  # its first q_chunk keys only
-                                    with half_mask_cb.wait() as mask:
-                                        m, l, acc = online_softmax(
-                                            q_scaled, k_blk[:, 0:qt], v_blk[:, 0:qt], m, l, acc, mask
-                                        )
-                                for _ in range(1 - even):
-                                    with mask_cb.wait() as mask:
-                                        m, l, acc = online_softmax(q_scaled, k_blk, v_blk, m, l, acc, mask)
+                                m, l, acc = diagonal_step(0, n, q_scaled, k_blk, v_blk, m, l, acc)
                             for _ in range(unmasked - before):
                                 with k_cb.wait() as k_blk, v_cb.wait() as v_blk:
                                     m, l, acc = online_softmax(q_scaled, k_blk, v_blk, m, l, acc)
@@ -152,24 +156,10 @@ def flash_attention_kernel(
                         o.store(acc / l)
 
         @datamovement()
-        def masks(q_cb, k_cb, v_cb, out_cb):
-            if causal:  # a 0 / -inf block per diagonal
-                for n in range(q_chunks):
-                    row = block_index(0, n) * q_chunk  # the Q chunk's first query
-                    even = 1 - block_index(0, n) % 2 if halved else 0
-                    for _head in range(heads):
-                        for _ in range(even):  # square: the diagonal's unmasked keys
-                            with half_mask_cb.reserve() as blk:
-                                fill_causal_mask(blk, row, row)
-                        for _ in range(1 - even):
-                            with mask_cb.reserve() as blk:
-                                fill_causal_mask(blk, row, row // k_chunk * k_chunk)
-
-        @datamovement()
         def movement(q_cb, k_cb, v_cb, out_cb):
             pass  # generated: reader and writer
 
-        return Program(attention, masks, movement)(q, k, v, out)
+        return Program(attention, movement)(q, k, v, out)
 
     return flash_attention
 
@@ -290,8 +280,8 @@ def compile_flash_attention(
     unit, else the largest Q chunk that does (causal: two units, a short and a long row
     of the triangle, if Q chunks stay >= 64 rows); and the largest K chunk that fits L1
     and leaves at least two K steps, so the next chunk's read overlaps this one's math
-    (causal: twice the Q chunk, else the Q chunk: half the K steps of equal chunks,
-    while wider diagonal blocks waste more masked work). The explicit kernel, the
+    (causal too, a multiple of the Q chunk: the compiler skips the tiles above the
+    diagonal, so a wider diagonal block costs no masked work). The explicit kernel, the
     benchmark baseline, keeps the rule it was measured with: the largest Q chunk that
     gives every core a unit, K chunks of at most 256 rows (causal: 128 or the Q chunk,
     whichever is larger).
@@ -325,10 +315,8 @@ def compile_flash_attention(
 
     def k_preference(q_size: int):
         """The sort key putting the K chunks to try for `q_size` first."""
-        if not causal:  # largest first, a single K step (nothing to overlap) last
+        if not causal or kernel == "implicit":  # largest first, a single K step last
             return lambda c: (c == seq_len, -c)
-        if kernel == "implicit":
-            return lambda c: (c != 2 * q_size, c != q_size, -c)
         return lambda c: (c > max(q_size, 128), -c)
 
     failures = []

@@ -45,8 +45,8 @@ CASES = [
     # two heads per core, one Q chunk each: the cores' K/V counts differ from head to
     # head, so the compiler must not multicast (the CB slots fall out of step)
     pytest.param((1, 2, 256, 64), True, 64, 64, (1, 4), False, id="s256-d64-bh2-causal-q64k64-1x4"),
-    # K/V chunks of four Q chunks: the implicit kernel's diagonal step takes the whole
-    # chunk (it reads only the unmasked keys, through views, when it is two Q chunks)
+    # K/V chunks of four Q chunks: the implicit kernel's diagonal step reads the keys
+    # up to its Q chunk's last query (views), one step per position of the Q chunk
     pytest.param((1, 2, 256, 64), True, 32, 128, (8, 2), False, id="s256-d64-bh2-causal-q32k128-8x2"),
     pytest.param(
         (1, 8, 2048, 128),
@@ -179,20 +179,22 @@ def test_implicit_causal_needs_k_chunks_a_multiple_of_q_chunks(fa):
 
 def test_implicit_causal_pairs_short_and_long_rows(fa):
     """[1, 8, 2048, 64] causal, the default kernel: 128-row Q chunks, two per core of
-    the 8x8 grid (dealt serpentine), K chunks twice as wide, the mask filled in the kernel
-    (fill_causal_mask_tile) into a kernel-local CB, with no mask tensor in DRAM, and
-    the K/V chunks multicast along grid columns."""
+    the 8x8 grid (dealt serpentine), K chunks four times as wide (the largest that
+    fits), the diagonal masked with tril: its mask tiles filled in the kernel
+    (fill_causal_mask_tile) by the writer, one band of 4 + 16 - 1 tiles for the four
+    diagonal steps (4x4 to 4x16 tiles) in a kernel-local CB, with no mask tensor in
+    DRAM, and the K/V chunks multicast along grid columns."""
     compiled = fa.compile_flash_attention((1, 8, 2048, 64), causal=True)
     assert compiled.kernel == "implicit"
-    assert (compiled.q_chunk, compiled.k_chunk, compiled.grid) == (128, 256, (8, 8))
+    assert (compiled.q_chunk, compiled.k_chunk, compiled.grid) == (128, 512, (8, 8))
     sources = compiled.artifact.sources
     masks = [name for name, source in sources.items() if "fill_causal_mask_tile(" in source]
     multicasts = [name for name, source in sources.items() if "noc_async_write_multicast" in source]
     assert masks and multicasts and masks != multicasts  # the mask fill and the K/V reader
     program = compiled.artifact.program
     assert [buffer.name for buffer in program.buffers] == ["q", "k", "v", "out"]
-    (mask_cb,) = [cb for cb in program.cbs if cb.name == "mask_cb"]
-    assert mask_cb.num_pages == 2 * (128 // 32) * (256 // 32)  # two 128x256 blocks
+    (mask_cb,) = [cb for cb in program.cbs if cb.name == "tril_mask_cb"]
+    assert mask_cb.num_pages == 128 // 32 + 512 // 32 - 1
 
 
 def test_causal_mask_band(fa):
