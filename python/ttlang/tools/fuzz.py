@@ -32,7 +32,9 @@ What a case is (`Case`, drawn from one seed):
   d >= 0), a row sum's (v = 0), a matmul's A (v = 0), an `exp`'s operand (v = -inf:
   the result is 0-masked), an elementwise operand (v 0, -2.5, 1.5 or 0.75); and in
   40% of those seeds the expression becomes `(s - s.rowmax()).exp()` of `s = tril(e,
-  d >= 0, -inf)`, as is, divided by its row sums or as a square matmul's A. A -inf
+  d >= 0, -inf)` (a name the compute thread assigns before the expression: `s` written
+  out in each place would be computed 2 to 4 times), as is, divided by its row sums or as a
+  square matmul's A. A -inf
   tril before a row max keeps d >= 0, so that every row keeps an element: a row
   masked whole has max -inf and `-inf - -inf` is NaN, a row docs/dsl.md leaves
   undefined. Every output is finite: -inf only goes where `exp` or a max ends it.
@@ -150,21 +152,23 @@ class Generator:
         magnitude = max(arg.magnitude, abs(fill)) if math.isfinite(fill) else arg.magnitude
         return Value(("tril", arg.node, diagonal, fill), "full", magnitude)
 
-    def softmax(self, arg: Value) -> Value:
+    def softmax(self, arg: Value) -> tuple[Value, tuple]:
         """`(s - s.rowmax()).exp()` of `s = tril(arg, diagonal >= 0, -inf)` (every row
         keeps an element: see `tril`), as is, divided by its row sums, or as a square
-        matmul's A: the chains whose masked tiles d2m-skip-masked-tiles skips."""
+        matmul's A: the chains whose masked tiles d2m-skip-masked-tiles skips. Returns
+        the chain and `s` (the kernel binds it to a name: written out four times, a
+        large `s` needs more temporaries than a core has CBs)."""
         s = ("tril", arg.node, 32 * self.trils.randint(0, self.block_cols // 32 + 1), -math.inf)
         p = ("exp", ("sub", s, ("rowmax", s)))
         form = self.trils.choice(["plain", "normalized", "matmul"] if self.square else ["plain", "normalized"])
         if form == "normalized":
-            return Value(("div", p, ("rowsum", p)), "full", 1.0)
+            return Value(("div", p, ("rowsum", p)), "full", 1.0), s
         if form == "matmul":
             i = self.trils.choice(self.operands())
             extra = self.extra_rows[i]
             b = ("view", i, self.trils.randint(0, extra)) if extra else ("in", i)
-            return Value(("matmul", p, b), "full", float(self.square))
-        return Value(p, "full", 1.0)
+            return Value(("matmul", p, b), "full", float(self.square)), s
+        return Value(p, "full", 1.0), s
 
     def operands(self) -> list[int]:
         """The inputs a leaf may read: all but the `where` mask (unless it is the only one)."""
@@ -331,8 +335,11 @@ _DSL_SCALAR_LEFT = {"scalar_add": "({1!r} + {0})", "scalar_sub": "({1!r} - {0})"
                     "scalar_div": "({1!r} / {0})"}
 
 
-def render(node: tuple, shapes: dict[str, tuple[int, int]]) -> str:
-    """The DSL source of `node`; inputs are `a0`, `a1`, ...; `shapes` by kind."""
+def render(node: tuple, shapes: dict[str, tuple[int, int]], names: dict[tuple, str] | None = None) -> str:
+    """The DSL source of `node`; inputs are `a0`, `a1`, ...; `shapes` by kind; a
+    subtree in `names` is that name (a value bound before the expression)."""
+    if names and node in names:
+        return names[node]
     op = node[0]
     if op == "in":
         return f"a{node[1]}"
@@ -342,20 +349,20 @@ def render(node: tuple, shapes: dict[str, tuple[int, int]]) -> str:
     if op == "const":
         return f"full({shapes[node[2]]}, {node[1]!r})"
     if op in _DSL_UNARY:
-        return _DSL_UNARY[op].format(render(node[1], shapes))
+        return _DSL_UNARY[op].format(render(node[1], shapes, names))
     if op in _DSL_BINARY:
-        return _DSL_BINARY[op].format(render(node[1], shapes), render(node[2], shapes))
+        return _DSL_BINARY[op].format(render(node[1], shapes, names), render(node[2], shapes, names))
     if op in _DSL_SCALAR:
-        return _DSL_SCALAR[op].format(render(node[1], shapes), node[2])
+        return _DSL_SCALAR[op].format(render(node[1], shapes, names), node[2])
     if op in _DSL_SCALAR_LEFT:
-        return _DSL_SCALAR_LEFT[op].format(render(node[1], shapes), node[2])
+        return _DSL_SCALAR_LEFT[op].format(render(node[1], shapes, names), node[2])
     if op == "where":
-        return f"where({render(node[1], shapes)}, {render(node[2], shapes)}, {render(node[3], shapes)})"
+        return f"where({render(node[1], shapes, names)}, {render(node[2], shapes, names)}, {render(node[3], shapes, names)})"
     if op == "where_scalar":
-        return f"where({render(node[1], shapes)}, {render(node[2], shapes)}, {node[3]!r})"
+        return f"where({render(node[1], shapes, names)}, {render(node[2], shapes, names)}, {node[3]!r})"
     if op == "tril":
         fill = "-math.inf" if node[3] == -math.inf else repr(node[3])
-        return f"tril({render(node[1], shapes)}, diagonal={node[2]}, value={fill})"
+        return f"tril({render(node[1], shapes, names)}, diagonal={node[2]}, value={fill})"
     raise ValueError(f"unknown node {op}")
 
 
@@ -522,11 +529,17 @@ class Case:
     expression: tuple = ()
     magnitude: float = 1.0
     dsl_expression: str = ""
+    bindings: tuple[tuple[str, str], ...] = ()  # (name, DSL source) bound before the expression, in order
 
     @property
     def shapes(self) -> dict[str, tuple[int, int]]:
         rows, cols = self.block[0] * 32, self.block[1] * 32
         return {"full": (rows, cols), "col": (rows, 1), "row": (1, cols), "one": (1, 1)}
+
+    @property
+    def source(self) -> str:
+        """The DSL of the bindings and the expression: `s = ...; expression`."""
+        return "; ".join([*(f"{name} = {text}" for name, text in self.bindings), self.dsl_expression])
 
     def input_rows(self, i: int) -> int:
         """Tile rows of input i's blocks."""
@@ -576,10 +589,13 @@ def draw_case(seed: int) -> Case:
     generator = Generator(rng, num_inputs, square, mask_input, views, case.extra_rows, trils)
     generator.block_rows, generator.block_cols = block[0] * 32, block[1] * 32
     value = generator.value("full", rng.randint(1, 5))
+    names = {}
     if trils is not None and trils.random() < 0.4:
-        value = generator.softmax(value)
+        value, s = generator.softmax(value)
+        names[s] = "s"
+        case.bindings = (("s", render(s, case.shapes)),)
     case.expression, case.magnitude = value.node, value.magnitude
-    case.dsl_expression = render(value.node, case.shapes)
+    case.dsl_expression = render(value.node, case.shapes, names)
     return case
 
 
@@ -609,10 +625,11 @@ def kernel_module(case: Case) -> str:
         block_factors = "[" + ", ".join(map(str, factors)) + "]"
     else:
         block_factors = f"[{case.block}] * {case.num_inputs + 1}"
+    bind = "".join(f"{name} = {source}\n                " for name, source in case.bindings)
     if case.mode == "map":
         compute_body = f"""        for j in {compute_loop}:
             with {waits}, out_cb.reserve() as o:
-                o.store({case.dsl_expression})"""
+                {bind}o.store({case.dsl_expression})"""
         writer_body = f"""        for j in {writer_loop}:
             k = {writer_k}
             with out_cb.wait() as blk:
@@ -625,7 +642,7 @@ def kernel_module(case: Case) -> str:
         compute_body = f"""        acc = {init}
         for j in {compute_loop}:
             with {waits}:
-                value = {case.dsl_expression}
+                {bind}value = {case.dsl_expression}
                 acc = {update}
         with out_cb.reserve() as o:
             o.store(acc)"""
@@ -633,7 +650,7 @@ def kernel_module(case: Case) -> str:
             dma(blk, out_acc[row, core_index(1) * {cols}]).wait()"""
         out_cols = case.grid[1] * cols
     options = case.options
-    masked = "tril(" in case.dsl_expression
+    masked = "tril(" in case.source
     return f'''"""Differential fuzz case {case.seed} (ttlang.tools.fuzz): {case.mode} over {per_core} block(s)
 per core on a {case.grid[0]}x{case.grid[1]} grid. Run: python this_file.py"""
 
@@ -760,7 +777,7 @@ def check(case: Case, kernel, in_shape, out_shape) -> None:
         raise Mismatch(
             f"{int(bad.sum())} of {bad.numel()} elements outside the bound; first at {where}: "
             f"got {got[tuple(where)].item()!r}, torch {value[tuple(where)].item()!r}, "
-            f"bound {bound[tuple(where)].item():.4g}\n  expression: {case.dsl_expression}"
+            f"bound {bound[tuple(where)].item():.4g}\n  expression: {case.source}"
         )
 
 
