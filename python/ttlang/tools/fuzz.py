@@ -32,15 +32,17 @@ What a case is (`Case`, drawn from one seed):
   d >= 0), a row sum's (v = 0), a matmul's A (v = 0), an `exp`'s operand (v = -inf:
   the result is 0-masked), an elementwise operand (v 0, -2.5, 1.5 or 0.75); and in
   40% of those seeds the expression becomes `(s - s.rowmax()).exp()` of `s = tril(e,
-  d >= 0, -inf)` (a name the compute thread assigns before the expression: `s` written
-  out in each place would be computed 2 to 4 times), as is, divided by its row sums or as a
-  square matmul's A. A -inf
-  tril before a row max keeps d >= 0, so that every row keeps an element: a row
-  masked whole has max -inf and `-inf - -inf` is NaN, a row docs/dsl.md leaves
-  undefined. Every output is finite: -inf only goes where `exp` or a max ends it.
-  torch applies torch.tril with the same fill. A seed whose tril stream draws nothing
-  keeps its kernel (compared with 5888bd4's on the seeds above: all 1,023 of the
-  1,025 without a tril; the two others drew a tril whose candidate tree was redrawn);
+  d >= 0, -inf)`, as is, divided by its row sums or as a square matmul's A (`s` is a
+  name the compute thread assigns before the expression: written out in each place it
+  would be computed 2 to 4 times). 30% of the tril seeds (a third stream) have blocks
+  of up to 3x3 tiles, more than DST holds (d2m-subblock splits them), and always that
+  chain. A -inf tril before a row max keeps d >= 0, so that every row keeps an
+  element: a row masked whole has max -inf and `-inf - -inf` is NaN, a row
+  docs/dsl.md leaves undefined. Every output is finite: -inf only goes where `exp` or
+  a max ends it. torch applies torch.tril with the same fill. A seed whose tril
+  stream draws nothing keeps its kernel (compared with 5888bd4's on the seeds above:
+  971 of the 973 without a tril; the two others drew a tril whose candidate tree was
+  redrawn);
 - a grid up to the 8x8 device, 1 to 3 blocks streamed per core through CBs of 1 or 2
   blocks, the reader, compute and writer loops each a `range` with its own start,
   sign and step (negative and stepped ranges included) over the same trip count;
@@ -585,12 +587,20 @@ def draw_case(seed: int) -> Case:
     trils = random.Random(f"tril {seed}")
     if case.dtype != "bf16" or trils.random() >= 0.4:
         trils = None
+    big = trils is not None and random.Random(f"tril block {seed}").random() < 0.3
+    if big:
+        # up to 3x3 tiles, more than DST holds: d2m-subblock splits what skips tiles
+        # (its own stream, so other tril seeds keep their draws; a softmax chain on
+        # top, so that the changed kernel has a tril)
+        blocks = random.Random(f"tril block {seed}")
+        side = blocks.randint(2, 3)
+        block = case.block = (side, side) if blocks.random() < 0.5 else (blocks.randint(1, 3), blocks.randint(2, 3))
     square = block[0] * 32 if block[0] == block[1] else 0
     generator = Generator(rng, num_inputs, square, mask_input, views, case.extra_rows, trils)
     generator.block_rows, generator.block_cols = block[0] * 32, block[1] * 32
     value = generator.value("full", rng.randint(1, 5))
     names = {}
-    if trils is not None and trils.random() < 0.4:
+    if trils is not None and (trils.random() < 0.4 or big):
         value, s = generator.softmax(value)
         names[s] = "s"
         case.bindings = (("s", render(s, case.shapes)),)
