@@ -27,7 +27,8 @@ What a case is (`Case`, drawn from one seed):
   999 and 3,000,000 to 3,000,299: 718 of those 1,300 seeds);
 - triangular masks (docs/dsl.md, "Triangular masks"), from their own stream too: 40%
   of the bf16 seeds (tril masks bf16 blocks) draw `tril(x, diagonal=d, value=v)`, d a
-  multiple of 32 from above the block's first row to beyond its last column, where
+  multiple of 32 crossing the block in 4 of 5 draws (a tile diagonal from 1 - R to
+  C - 1), else from above the block's first row to beyond its last column, where
   d2m-skip-masked-tiles skips tiles: half the time on a row max's operand (v = -inf,
   d >= 0), a row sum's (v = 0), a matmul's A (v = 0), an `exp`'s operand (v = -inf:
   the result is 0-masked), an elementwise operand (v 0, -2.5, 1.5 or 0.75); and in
@@ -41,7 +42,7 @@ What a case is (`Case`, drawn from one seed):
   docs/dsl.md leaves undefined. Every output is finite: -inf only goes where `exp` or
   a max ends it. torch applies torch.tril with the same fill. A seed whose tril
   stream draws nothing keeps its kernel (compared with 5888bd4's on the seeds above:
-  971 of the 973 without a tril; the two others drew a tril whose candidate tree was
+  976 of the 977 without a tril; the other drew a tril whose candidate tree was
   redrawn);
 - a grid up to the 8x8 device, 1 to 3 blocks streamed per core through CBs of 1 or 2
   blocks, the reader, compute and writer loops each a `range` with its own start,
@@ -143,16 +144,25 @@ class Generator:
 
     def tril(self, arg: Value, fill: float, rows_defined: bool = False) -> Value:
         """`arg` (a full value), in half the draws of a tril seed under
-        `tril(arg, diagonal, fill)`: a diagonal of whole tiles from above the block's
-        first row to beyond its last column, or with `rows_defined` one that keeps
-        every row's element 0 (a rowmax of a -inf-masked row that is masked whole is
-        -inf, and what follows it not defined: docs/dsl.md, "Triangular masks")."""
+        `tril(arg, self.diagonal(rows_defined), fill)`."""
         if self.trils is None or self.trils.random() < 0.5:
             return arg
-        rows, cols = self.block_rows // 32, self.block_cols // 32
-        diagonal = 32 * self.trils.randint(0 if rows_defined else -rows - 1, cols + 1)
+        diagonal = self.diagonal(rows_defined)
         magnitude = max(arg.magnitude, abs(fill)) if math.isfinite(fill) else arg.magnitude
         return Value(("tril", arg.node, diagonal, fill), "full", magnitude)
+
+    def diagonal(self, rows_defined: bool) -> int:
+        """A tril's diagonal (elements, whole tiles): in 4 of 5 draws a tile diagonal
+        that crosses the block (from 1 - R to C - 1 for R x C tiles: tiles kept, masked
+        and on it, where a skip decides something), else one from above the block's
+        first row to beyond its last column. With `rows_defined` one that keeps every
+        row's element 0 (a rowmax of a -inf-masked row that is masked whole is -inf,
+        and what follows it not defined: docs/dsl.md, "Triangular masks")."""
+        rows, cols = self.block_rows // 32, self.block_cols // 32
+        low = 0 if rows_defined else -rows - 1
+        if self.trils.random() < 0.8:
+            return 32 * self.trils.randint(max(low, 1 - rows), cols - 1)
+        return 32 * self.trils.randint(low, cols + 1)
 
     def softmax(self, arg: Value) -> tuple[Value, tuple]:
         """`(s - s.rowmax()).exp()` of `s = tril(arg, diagonal >= 0, -inf)` (every row
@@ -160,7 +170,7 @@ class Generator:
         matmul's A: the chains whose masked tiles d2m-skip-masked-tiles skips. Returns
         the chain and `s` (the kernel binds it to a name: written out four times, a
         large `s` needs more temporaries than a core has CBs)."""
-        s = ("tril", arg.node, 32 * self.trils.randint(0, self.block_cols // 32 + 1), -math.inf)
+        s = ("tril", arg.node, self.diagonal(rows_defined=True), -math.inf)
         p = ("exp", ("sub", s, ("rowmax", s)))
         form = self.trils.choice(["plain", "normalized", "matmul"] if self.square else ["plain", "normalized"])
         if form == "normalized":

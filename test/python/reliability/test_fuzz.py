@@ -1,11 +1,14 @@
 """The differential fuzzer (ttlang.tools.fuzz): a fixed-seed smoke run, cases that read
-block views, cases with trils, and proof that it can fail (a reference off by 5% is caught, with the seed
-and a standalone repro)."""
+block views, cases with trils (caught when the reference's diagonal or the compiler's
+skipped tiles are off by one), and proof that it can fail (a reference off by 5% is
+caught, with the seed and a standalone repro)."""
 
 import subprocess
 import sys
 
+from ttlang.dialects import d2m
 from ttlang.tools import fuzz
+from ttlang.transforms import d2m_skip_masked_tiles
 
 SMOKE_SEEDS = list(range(0, 60))  # ~1 s each; 20 and 32 were d2m-dst-allocate findings
 
@@ -36,16 +39,17 @@ def test_cases_with_block_views_render_views_and_pass(tmp_path):
 
 TRIL_SEEDS = {
     # a softmax-like chain of a -inf tril on the main diagonal, normalized by its row sums
-    142: "s = tril(a0[0:1], diagonal=0, value=-math.inf); ((s - s.rowmax()).exp() / ",
+    91: "s = tril(a1[0:1], diagonal=0, value=-math.inf); ((s - s.rowmax()).exp() / ",
     # a 0-masked matmul A below the diagonal (diagonal -32: the first tile row masked whole)
     193: "(tril(a0[0:2], diagonal=-32, value=0.0) @ a0[0:2])",
 }
 
 
 def test_cases_with_trils_pass_and_a_wrong_diagonal_fails(tmp_path, monkeypatch):
-    """Seed 142: `(s - s.rowmax()).exp() / (...).rowsum()` of `s = tril(a0[0:1], 0,
+    """Seed 91: `(s - s.rowmax()).exp() / (...).rowsum()` of `s = tril(a1[0:1], 0,
     -inf)` (rowmax over -inf tiles, rowsum over 0 tiles); seed 193: a 0-masked matmul A.
-    Both pass against torch.tril; with the reference's diagonal one tile higher both fail."""
+    Both pass against torch.tril. Both fail with the reference's diagonal a tile
+    higher, and with d2m-skip-masked-tiles skipping one tile diagonal too many."""
     seeds = list(TRIL_SEEDS)
     for seed, text in TRIL_SEEDS.items():
         case = fuzz.draw_case(seed)
@@ -55,9 +59,19 @@ def test_cases_with_trils_pass_and_a_wrong_diagonal_fails(tmp_path, monkeypatch)
     ran, failed = fuzz.fuzz(seeds, tmp_path / "work", tmp_path / "failures", log=reports.append)
     assert (ran, failed) == (len(seeds), []), "\n".join(reports)
 
-    exact = fuzz.tril_kept
-    monkeypatch.setattr(fuzz, "tril_kept", lambda shape, diagonal: exact(shape, diagonal + 32))
-    ran, failed = fuzz.fuzz(seeds, tmp_path / "work", tmp_path / "wrong", log=reports.append)
+    with monkeypatch.context() as patch:
+        exact = fuzz.tril_kept
+        patch.setattr(fuzz, "tril_kept", lambda shape, diagonal: exact(shape, diagonal + 32))
+        ran, failed = fuzz.fuzz(seeds, tmp_path / "work", tmp_path / "wrong", log=reports.append)
+        assert (ran, failed) == (len(seeds), seeds), "\n".join(reports)
+
+    add = d2m_skip_masked_tiles.add_triangle
+
+    def one_diagonal_more(generic, triangle):
+        add(generic, d2m.TriangleAttr(triangle.rows.data, triangle.cols.data, triangle.diagonal.data - 1))
+
+    monkeypatch.setattr(d2m_skip_masked_tiles, "add_triangle", one_diagonal_more)
+    ran, failed = fuzz.fuzz(seeds, tmp_path / "work", tmp_path / "miscompiled", log=reports.append)
     assert (ran, failed) == (len(seeds), seeds), "\n".join(reports)
 
 
