@@ -25,6 +25,20 @@ What a case is (`Case`, drawn from one seed):
   (2026-11-27), and a seed whose inputs draw no extra rows and whose leaves no
   whole-block view has the kernel it had then (compared with 77e314b's on seeds 0 to
   999 and 3,000,000 to 3,000,299: 718 of those 1,300 seeds);
+- triangular masks (docs/dsl.md, "Triangular masks"), from their own stream too: 40%
+  of the bf16 seeds (tril masks bf16 blocks) draw `tril(x, diagonal=d, value=v)`, d a
+  multiple of 32 from above the block's first row to beyond its last column, where
+  d2m-skip-masked-tiles skips tiles: half the time on a row max's operand (v = -inf,
+  d >= 0), a row sum's (v = 0), a matmul's A (v = 0), an `exp`'s operand (v = -inf:
+  the result is 0-masked), an elementwise operand (v 0, -2.5, 1.5 or 0.75); and in
+  40% of those seeds the expression becomes `(s - s.rowmax()).exp()` of `s = tril(e,
+  d >= 0, -inf)`, as is, divided by its row sums or as a square matmul's A. A -inf
+  tril before a row max keeps d >= 0, so that every row keeps an element: a row
+  masked whole has max -inf and `-inf - -inf` is NaN, a row docs/dsl.md leaves
+  undefined. Every output is finite: -inf only goes where `exp` or a max ends it.
+  torch applies torch.tril with the same fill. A seed whose tril stream draws nothing
+  keeps its kernel (compared with 5888bd4's on the seeds above: all 1,023 of the
+  1,025 without a tril; the two others drew a tril whose candidate tree was redrawn);
 - a grid up to the 8x8 device, 1 to 3 blocks streamed per core through CBs of 1 or 2
   blocks, the reader, compute and writer loops each a `range` with its own start,
   sign and step (negative and stepped ranges included) over the same trip count;
@@ -80,6 +94,7 @@ U = 2.0**-7  # bf16 rounding, truncating
 FIDELITY_ERROR = {"LoFi": 2.0**-3, "HiFi2": 2.0**-5, "HiFi3": 2.0**-6, "HiFi4": 2.0**-7}
 FUNCTION_ERROR = {False: 2.0**-6, True: 2.0**-3}  # by math_approx_mode
 DEVICE_GRID = (8, 8)
+TRIL_FILLS = (0.0, 0.0, -2.5, 1.5, 0.75)  # elementwise trils' values (exact in bf16; -inf only where it ends finite)
 
 # ------------------------------------------------------------------ expressions
 # A node is a tuple: ("in", i) | ("const", value, kind) | (op, *operands) with scalar
@@ -112,17 +127,51 @@ class Generator:
     """Random expression DAGs over `num_inputs` input blocks."""
 
     def __init__(self, rng: random.Random, num_inputs: int, square: bool, mask_input: int | None,
-                 views: random.Random | None = None, extra_rows: tuple[int, ...] = ()):
+                 views: random.Random | None = None, extra_rows: tuple[int, ...] = (),
+                 trils: random.Random | None = None):
         self.rng = rng
         self.num_inputs = num_inputs
         self.square = square
         self.mask_input = mask_input
         self.views = views  # the view choices' own stream: `rng` draws the same tree with or without views
         self.extra_rows = extra_rows or (0,) * num_inputs
+        self.trils = trils  # the tril choices' own stream, as `views`
+
+    def tril(self, arg: Value, fill: float, rows_defined: bool = False) -> Value:
+        """`arg` (a full value), in half the draws of a tril seed under
+        `tril(arg, diagonal, fill)`: a diagonal of whole tiles from above the block's
+        first row to beyond its last column, or with `rows_defined` one that keeps
+        every row's element 0 (a rowmax of a -inf-masked row that is masked whole is
+        -inf, and what follows it not defined: docs/dsl.md, "Triangular masks")."""
+        if self.trils is None or self.trils.random() < 0.5:
+            return arg
+        rows, cols = self.block_rows // 32, self.block_cols // 32
+        diagonal = 32 * self.trils.randint(0 if rows_defined else -rows - 1, cols + 1)
+        magnitude = max(arg.magnitude, abs(fill)) if math.isfinite(fill) else arg.magnitude
+        return Value(("tril", arg.node, diagonal, fill), "full", magnitude)
+
+    def softmax(self, arg: Value) -> Value:
+        """`(s - s.rowmax()).exp()` of `s = tril(arg, diagonal >= 0, -inf)` (every row
+        keeps an element: see `tril`), as is, divided by its row sums, or as a square
+        matmul's A: the chains whose masked tiles d2m-skip-masked-tiles skips."""
+        s = ("tril", arg.node, 32 * self.trils.randint(0, self.block_cols // 32 + 1), -math.inf)
+        p = ("exp", ("sub", s, ("rowmax", s)))
+        form = self.trils.choice(["plain", "normalized", "matmul"] if self.square else ["plain", "normalized"])
+        if form == "normalized":
+            return Value(("div", p, ("rowsum", p)), "full", 1.0)
+        if form == "matmul":
+            i = self.trils.choice(self.operands())
+            extra = self.extra_rows[i]
+            b = ("view", i, self.trils.randint(0, extra)) if extra else ("in", i)
+            return Value(("matmul", p, b), "full", float(self.square))
+        return Value(p, "full", 1.0)
+
+    def operands(self) -> list[int]:
+        """The inputs a leaf may read: all but the `where` mask (unless it is the only one)."""
+        return [i for i in range(self.num_inputs) if i != self.mask_input] or [0]
 
     def leaf(self) -> Value:
-        choices = [i for i in range(self.num_inputs) if i != self.mask_input] or [0]
-        i = self.rng.choice(choices)
+        i = self.rng.choice(self.operands())
         extra = self.extra_rows[i]
         if extra or (self.views is not None and self.views.random() < 0.1):
             # a view of the block's tile rows start .. start + the expression's rows; a
@@ -183,6 +232,10 @@ class Generator:
             if op == "exp":
                 if arg.magnitude > 4:
                     return None
+                if kind == "full":
+                    masked = self.tril(arg, -math.inf)  # exp(-inf) = 0: a 0-masked value
+                    if masked is not arg:
+                        return Value((op, masked.node), kind, math.exp(arg.magnitude))
                 return Value((op, arg.node), kind, math.exp(arg.magnitude), math.exp(-arg.magnitude))
             return Value((op, arg.node), kind, arg.magnitude, arg.positive if op in ("abs", "pyabs") else None)
         if form in ("binary", "broadcast"):
@@ -194,6 +247,8 @@ class Generator:
             else:
                 kinds = (kind, kind)
             lhs = self.value(kinds[0], depth - 1)
+            if kinds[0] == "full" and self.trils is not None:
+                lhs = self.tril(lhs, self.trils.choice(TRIL_FILLS))
             if op == "div":
                 rhs = self._positive_of(kinds[1], depth - 1)
                 return Value((op, lhs.node, rhs.node), kind, lhs.magnitude / rhs.positive)
@@ -230,7 +285,7 @@ class Generator:
             rhs = self.value(rng.choice(["full", "col", "row"]), depth - 1)
             return Value(("where", ("in", self.mask_input), lhs.node, rhs.node), "full", max(lhs.magnitude, rhs.magnitude))
         if form == "matmul":
-            lhs, rhs = self.value("full", depth - 1), self.value("full", depth - 1)
+            lhs, rhs = self.tril(self.value("full", depth - 1), 0.0), self.value("full", depth - 1)
             width = self.square  # the block's side in elements
             return Value(("matmul", lhs.node, rhs.node), "full", width * lhs.magnitude * rhs.magnitude)
         if form == "transpose":
@@ -244,6 +299,8 @@ class Generator:
                 return None
             op, source_kind = rng.choice(sources)
             arg = self.value(source_kind, depth - 1)
+            if op in ("rowmax", "rowsum") and source_kind == "full":
+                arg = self.tril(arg, -math.inf if op == "rowmax" else 0.0, rows_defined=op == "rowmax")
             extent = self.block_cols if op.startswith("row") else self.block_rows
             magnitude = arg.magnitude * (extent if op.endswith("sum") else 1)
             return Value((op, arg.node), kind, magnitude, arg.positive if op.endswith("max") else None)
@@ -296,6 +353,9 @@ def render(node: tuple, shapes: dict[str, tuple[int, int]]) -> str:
         return f"where({render(node[1], shapes)}, {render(node[2], shapes)}, {render(node[3], shapes)})"
     if op == "where_scalar":
         return f"where({render(node[1], shapes)}, {render(node[2], shapes)}, {node[3]!r})"
+    if op == "tril":
+        fill = "-math.inf" if node[3] == -math.inf else repr(node[3])
+        return f"tril({render(node[1], shapes)}, diagonal={node[2]}, value={fill})"
     raise ValueError(f"unknown node {op}")
 
 
@@ -324,7 +384,8 @@ def reference(
     fun = FUNCTION_ERROR[options.math_approx_mode]
 
     def rounded(v, e):
-        return v, e + U * v.abs()
+        # -inf (a tril's fill carried by `- m`) is exact: no error to carry into exp
+        return v, torch.where(v.isinf(), 0.0, e + U * v.abs())
 
     def go(node):
         op = node[0]
@@ -345,6 +406,9 @@ def reference(
             a, ea = go(node[2])
             return torch.where(c != 0, a, torch.full_like(a, node[3])), torch.where(c != 0, ea, torch.zeros_like(ea))
         a, ea = go(node[1])
+        if op == "tril":
+            kept = tril_kept(a.shape, node[2])
+            return torch.where(kept, a, node[3]), torch.where(kept, ea, 0.0)
         if op in ("neg", "usub"):
             return -a, ea
         if op in ("abs", "pyabs"):
@@ -413,6 +477,11 @@ def reference(
         raise ValueError(f"unknown node {op}")
 
     return go(node)
+
+
+def tril_kept(shape: torch.Size, diagonal: int) -> torch.Tensor:
+    """torch.tril's kept elements of a (rows, cols) block: column <= row + diagonal."""
+    return torch.ones(shape, dtype=torch.bool).tril(diagonal)
 
 
 # ------------------------------------------------------------------ cases
@@ -498,10 +567,17 @@ def draw_case(seed: int) -> Case:
         case.extra_rows = tuple(0 if i == mask_input else views.choice([0, 1, 1, 2, 3]) for i in range(num_inputs))
     else:
         views = None
+    # trils too (tril masks bf16 blocks): 40% of the bf16 seeds draw them, at the
+    # positions Generator.tril is asked about and in a softmax-like chain on top
+    trils = random.Random(f"tril {seed}")
+    if case.dtype != "bf16" or trils.random() >= 0.4:
+        trils = None
     square = block[0] * 32 if block[0] == block[1] else 0
-    generator = Generator(rng, num_inputs, square, mask_input, views, case.extra_rows)
+    generator = Generator(rng, num_inputs, square, mask_input, views, case.extra_rows, trils)
     generator.block_rows, generator.block_cols = block[0] * 32, block[1] * 32
     value = generator.value("full", rng.randint(1, 5))
+    if trils is not None and trils.random() < 0.4:
+        value = generator.softmax(value)
     case.expression, case.magnitude = value.node, value.magnitude
     case.dsl_expression = render(value.node, case.shapes)
     return case
@@ -557,14 +633,15 @@ def kernel_module(case: Case) -> str:
             dma(blk, out_acc[row, core_index(1) * {cols}]).wait()"""
         out_cols = case.grid[1] * cols
     options = case.options
+    masked = "tril(" in case.dsl_expression
     return f'''"""Differential fuzz case {case.seed} (ttlang.tools.fuzz): {case.mode} over {per_core} block(s)
 per core on a {case.grid[0]}x{case.grid[1]} grid. Run: python this_file.py"""
 
-import torch
+{"import math" + chr(10) if masked else ""}import torch
 
 from ttlang import (
     CircularBuffer, Program, TensorAccessor, compute, core_index, datamovement, dma,
-    full, maximum, pykernel_gen, where, zeros,
+    full, maximum, pykernel_gen, {"tril, " if masked else ""}where, zeros,
 )
 from ttlang.tools import fuzz
 

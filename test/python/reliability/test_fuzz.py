@@ -1,5 +1,5 @@
 """The differential fuzzer (ttlang.tools.fuzz): a fixed-seed smoke run, cases that read
-block views, and proof that it can fail (a reference off by 5% is caught, with the seed
+block views, cases with trils, and proof that it can fail (a reference off by 5% is caught, with the seed
 and a standalone repro)."""
 
 import subprocess
@@ -32,6 +32,33 @@ def test_cases_with_block_views_render_views_and_pass(tmp_path):
     reports = []
     ran, failed = fuzz.fuzz(seeds, tmp_path / "work", tmp_path / "failures", log=reports.append)
     assert (ran, failed) == (len(seeds), []), "\n".join(reports)
+
+
+TRIL_SEEDS = {
+    # a softmax-like chain of a -inf tril on the main diagonal, normalized by its row sums
+    142: "tril(a0[0:1], diagonal=0, value=-math.inf)",
+    # a 0-masked matmul A below the diagonal (diagonal -32: the first tile row masked whole)
+    193: "(tril(a0[0:2], diagonal=-32, value=0.0) @ a0[0:2])",
+}
+
+
+def test_cases_with_trils_pass_and_a_wrong_diagonal_fails(tmp_path, monkeypatch):
+    """Seed 142: `(s - s.rowmax()).exp() / (...).rowsum()` of `s = tril(a0[0:1], 0,
+    -inf)` (rowmax over -inf tiles, rowsum over 0 tiles); seed 193: a 0-masked matmul A.
+    Both pass against torch.tril; with the reference's diagonal one tile higher both fail."""
+    seeds = list(TRIL_SEEDS)
+    for seed, text in TRIL_SEEDS.items():
+        case = fuzz.draw_case(seed)
+        assert text in case.dsl_expression, case.dsl_expression
+        assert "tril, " in fuzz.kernel_module(case)
+    reports = []
+    ran, failed = fuzz.fuzz(seeds, tmp_path / "work", tmp_path / "failures", log=reports.append)
+    assert (ran, failed) == (len(seeds), []), "\n".join(reports)
+
+    exact = fuzz.tril_kept
+    monkeypatch.setattr(fuzz, "tril_kept", lambda shape, diagonal: exact(shape, diagonal + 32))
+    ran, failed = fuzz.fuzz(seeds, tmp_path / "work", tmp_path / "wrong", log=reports.append)
+    assert (ran, failed) == (len(seeds), seeds), "\n".join(reports)
 
 
 def test_a_wrong_result_is_caught_with_its_seed_and_a_repro(tmp_path, monkeypatch):
