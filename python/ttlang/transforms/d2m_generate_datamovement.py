@@ -233,8 +233,6 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.ir.affine import (
-    AffineBinaryOpExpr,
-    AffineBinaryOpKind,
     AffineConstantExpr,
     AffineDimExpr,
     AffineExpr,
@@ -245,6 +243,7 @@ from xdsl.passes import ModulePass
 from ttlang.dialects import d2m
 from ttlang.dialects.ttcore import IteratorType, TileType
 from ttlang.transforms.diagnostics import PassError
+from ttlang.transforms.index_arith import affine_value
 
 GRID_RANK = 2
 
@@ -704,7 +703,8 @@ class _RegionWriter:
                     upper = self.constant(self.space.blocks_per_core[dim])
                 else:
                     at = Emitter(lambda op: self.emit(op, block).results[0], self.constant)
-                    upper = at.affine(bound, [at.block_index(self, d, iv) for d, iv in enumerate(ivs)])
+                    dims = [at.block_index(self, d, iv) for d, iv in enumerate(ivs)]
+                    upper = affine_value(bound, dims, at.emit, at.constant)
                 body = Block(arg_types=[IndexType()])
                 body.args[0].name_hint = f"d{dim}"
                 level(body, [*ivs, self.step_block(body, dim, ivs, upper)])
@@ -777,25 +777,6 @@ class Emitter:
         flip = self.emit(arith.MuliOp(even, self.emit(arith.SubiOp(mirrored, x))))
         position = self.emit(arith.AddiOp(x, flip))
         return self.emit(arith.AddiOp(self.emit(arith.MuliOp(round_, self.constant(cores))), position))
-
-    def affine(self, expr: AffineExpr, dims: Sequence[SSAValue]) -> SSAValue:
-        """`expr` of the values `dims` (floordiv, ceildiv and mod signed, as Python's)."""
-        if isinstance(expr, AffineDimExpr):
-            return dims[expr.position]
-        if isinstance(expr, AffineConstantExpr):
-            return self.constant(expr.value)
-        assert isinstance(expr, AffineBinaryOpExpr), expr
-        lhs, rhs = self.affine(expr.lhs, dims), self.affine(expr.rhs, dims)
-        kind = expr.kind
-        if kind == AffineBinaryOpKind.Add:
-            return self.emit(arith.AddiOp(lhs, rhs))
-        if kind == AffineBinaryOpKind.Mul:
-            return self.emit(arith.MuliOp(lhs, rhs))
-        if kind == AffineBinaryOpKind.Mod:
-            return self.emit(arith.RemSIOp(lhs, rhs))
-        if kind == AffineBinaryOpKind.CeilDiv:
-            lhs = self.emit(arith.AddiOp(lhs, self.emit(arith.SubiOp(rhs, self.constant(1)))))
-        return self.emit(arith.FloorDivSIOp(lhs, rhs))
 
 
 @dataclass
@@ -966,7 +947,7 @@ def _bound_at(
     core[grid_dim] = writer.constant(other)
     place = _CoreIndices(writer.space, core, {})
     dims = [at.block_index(place, d, iv) for d, iv in enumerate(ivs)]
-    return at.affine(writer.space.bounds[dim], dims)
+    return affine_value(writer.space.bounds[dim], dims, at.emit, at.constant)
 
 
 def _receivers(

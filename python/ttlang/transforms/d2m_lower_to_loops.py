@@ -161,6 +161,7 @@ from ttlang.transforms.analysis.dst_liveness import (
 )
 from ttlang.transforms.analysis.triangles import triangles
 from ttlang.transforms.diagnostics import PassError
+from ttlang.transforms.index_arith import affine_value
 
 MAX_IDENTITY = float("-inf")
 """Where a max reduction into an undefined accumulator starts."""
@@ -177,24 +178,24 @@ def _map_indices(
     (sums and products of dimensions and constants: `tril`'s mask band reads tile
     `d1 - d0 + c`)."""
 
-    def index(expr: AffineExpr) -> SSAValue:
-        if isinstance(expr, AffineDimExpr):
-            return ivs[expr.position]
-        if isinstance(expr, AffineConstantExpr):
-            return _index(builder, expr.value)
-        if isinstance(expr, AffineBinaryOpExpr) and expr.kind in _INDEX_OPS:
-            combine = _INDEX_OPS[expr.kind]
-            return builder.insert(combine(index(expr.lhs), index(expr.rhs))).result
-        raise PassError(
-            op,
-            f"has the indexing expression {expr}; only sums and products of dimensions and "
-            "constants are supported.",
-        )
+    def supported(expr: AffineExpr) -> bool:
+        if isinstance(expr, AffineBinaryOpExpr):
+            return expr.kind in (AffineBinaryOpKind.Add, AffineBinaryOpKind.Mul) and (
+                supported(expr.lhs) and supported(expr.rhs)
+            )
+        return isinstance(expr, AffineDimExpr | AffineConstantExpr)
 
-    return tuple(index(expr) for expr in indexing_map.results)
-
-
-_INDEX_OPS = {AffineBinaryOpKind.Add: arith.AddiOp, AffineBinaryOpKind.Mul: arith.MuliOp}
+    for expr in indexing_map.results:
+        if not supported(expr):
+            raise PassError(
+                op,
+                f"has the indexing expression {expr}; only sums and products of dimensions and "
+                "constants are supported.",
+            )
+    return tuple(
+        affine_value(expr, ivs, lambda new: builder.insert(new).results[0], lambda v: _index(builder, v))
+        for expr in indexing_map.results
+    )
 
 
 def _emit_loops(
