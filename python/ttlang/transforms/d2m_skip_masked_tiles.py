@@ -252,13 +252,10 @@ def _restriction(generic: GenericOp, index: int, fact: Fact | None) -> d2m.Trian
     if fact is None:
         return None
     k, constant = fact
-    results = _maps(generic)[index].results
-    iterators = [it.data.value for it in generic.iterator_types]
-    if len(results) < 2 or not all(isinstance(e, AffineDimExpr) for e in results[-2:]):
+    dims = _row_col_dims(generic, index, "reduction")
+    if dims is None:
         return None
-    rows, cols = (e.position for e in results[-2:])  # type: ignore[union-attr]
-    if iterators[rows] != "parallel" or iterators[cols] != "reduction":
-        return None
+    rows, cols = dims
     block = generic.body.block
     arg, output = block.args[index], block.args[-1]
     for use in arg.uses:
@@ -317,14 +314,21 @@ class _Analysis:
 
 
 def _output_triangle(generic: GenericOp, k: int) -> d2m.TriangleAttr | None:
-    results = _maps(generic)[-1].results
+    dims = _row_col_dims(generic, -1, "parallel")
+    return d2m.TriangleAttr(*dims, k) if dims is not None else None
+
+
+def _row_col_dims(generic: GenericOp, index: int, cols_iterator: str) -> tuple[int, int] | None:
+    """The loop dims (rows, cols) of operand `index`'s last two axes, when both are plain
+    dims, rows parallel and cols a `cols_iterator` dim."""
+    results = _maps(generic)[index].results
     iterators = [it.data.value for it in generic.iterator_types]
     if len(results) < 2 or not all(isinstance(e, AffineDimExpr) for e in results[-2:]):
         return None
     rows, cols = (e.position for e in results[-2:])  # type: ignore[union-attr]
-    if iterators[rows] != "parallel" or iterators[cols] != "parallel":
+    if iterators[rows] != "parallel" or iterators[cols] != cols_iterator:
         return None
-    return d2m.TriangleAttr(rows, cols, k)
+    return rows, cols
 
 
 @dataclass(frozen=True)
