@@ -26,8 +26,8 @@ skips the tiles above the diagonal in Q·Kᵀ, the row max, exp, the row sum and
 (d2m-skip-masked-tiles). A Q chunk's diagonal K/V chunk is masked entirely past the
 Q chunk's last query: that step reads only the keys before it, through views of the
 K and V blocks (`k_blk[:, 0:keys]`, docs/dsl.md "Block views"), one step per
-position of the Q chunk in its K/V chunk (`diagonal_step`), a run-time trip count
-of 1 picking the one that runs.
+position of the Q chunk in its K/V chunk (`diagonal_step`), a run-time `if` picking
+the one that runs.
 
     python examples/flash_attention.py
 """
@@ -119,11 +119,9 @@ def flash_attention_kernel(
             """The diagonal K/V chunk of the nth Q chunk i, if i % q_per_k is r (else
             that of r + 1, ...): its keys up to Q chunk i's last query (a view), masked
             past each query's own (tril). r is a compile-time int: one step per r, a
-            run-time trip count of 1 picking the one that runs."""
-            off = block_index(0, n) % q_per_k - r  # |off| < q_per_k
-            runs = 1 - (off * off + q_per_k * q_per_k - 1) // (q_per_k * q_per_k)  # off == 0
+            run-time `if` picking the one that runs."""
             keys = (r + 1) * qt  # tile rows of the K/V views
-            for _ in range(runs):
+            if block_index(0, n) % q_per_k == r:
                 m, l, acc = online_softmax(
                     q, k_blk[:, 0:keys], v_blk[:, 0:keys], m, l, acc, r * q_chunk
                 )

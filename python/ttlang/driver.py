@@ -32,6 +32,7 @@ from ttlang.conversion.program_builder import CBBudgetError, build_program
 from ttlang.transforms.diagnostics import PassError, PassInvariantError, source_location
 
 DEFAULT_PIPELINE: tuple[str, ...] = (
+    "d2m-if-to-loops",
     "d2m-generate-datamovement",
     "d2m-hw-thread-selection",
     "d2m-tril-masks",
@@ -61,7 +62,7 @@ DEFAULT_PIPELINE: tuple[str, ...] = (
     "canonicalize-inner-first",  # xDSL's canonicalize in fewer walks, the same C++
     "convert-ttkernel-to-emitc",
 )
-"""docs/pipeline.md's stages after the frontend (1a to 9), in order."""
+"""docs/pipeline.md's stages after the frontend (1' to 9), in order."""
 
 FRONTEND_STAGE = "frontend"
 

@@ -32,6 +32,7 @@ _PASSES: dict[str, tuple[str, str]] = {
     "d2m-reciprocal-divisor": ("ttlang.transforms.d2m_reciprocal_divisor", "D2MReciprocalDivisor"),
     "d2m-scalar-tile-operand": ("ttlang.transforms.d2m_scalar_tile_operand", "D2MScalarTileOperand"),
     "d2m-deferred-row-sum": ("ttlang.transforms.d2m_deferred_row_sum", "D2MDeferredRowSum"),
+    "d2m-if-to-loops": ("ttlang.transforms.d2m_if_to_loops", "D2MIfToLoops"),
     "d2m-bufferize": ("ttlang.transforms.d2m_bufferize", "D2MBufferize"),
     "d2m-memref-provenance": ("ttlang.transforms.d2m_memref_provenance", "D2MMemrefProvenance"),
     "d2m-elementwise-fusion": ("ttlang.transforms.d2m_elementwise_fusion", "D2MElementwiseFusion"),

@@ -35,7 +35,8 @@ compute-local CB of two blocks, the current value at its front and the next one 
 its back (ping-pong without copies): the init is stored into it before the loop; each
 iteration waits for the current value, reserves the next block, stores the yielded
 value there, pushes it and pops the old one; after the loop the result is waited for
-(and popped after its last use). With several carries, every next block is stored
+(and popped after its last use); an init that is `tensor.empty` (a start value no path
+reads, from d2m-if-to-loops) is reserved and pushed unwritten. With several carries, every next block is stored
 before any CB is pushed and popped: a carry may yield another's current value
 (`a, b = b, a`), which that CB's pop would release. This first step rewrites the loop on tensors, so that
 the generic producing a carried value then writes straight into the CB like any
@@ -271,7 +272,8 @@ class StreamLoopCarriedBlocks(RewritePattern):
                     else op
                 )
                 reserve = rewriter.insert(d2m.ReserveOp(cb, carried.type), InsertPoint.before(first))
-                rewriter.insert(d2m.StoreOp(reserve.result, init), InsertPoint.before(op))
+                if not isinstance(init_owner, tensor.EmptyOp):  # else a start no path reads
+                    rewriter.insert(d2m.StoreOp(reserve.result, init), InsertPoint.before(op))
                 rewriter.insert(d2m.PushOp(cb), InsertPoint.before(op))
             cbs.append(cb)
             # Each iteration: the current block in, the next block out.

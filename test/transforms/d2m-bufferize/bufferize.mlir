@@ -133,6 +133,43 @@ func.func @loop_carried(%in: !dram, %out: !dram) {
   return
 }
 
+// A loop starting from a tensor.empty (d2m-if-to-loops: a block both branches of an
+// `if` compute, which no path reads before a branch stores it) reserves and pushes the
+// carry CB's first block unwritten.
+// CHECK-LABEL: func.func @loop_from_empty
+// CHECK:      %[[CARRY:.*]] = d2m.local_cb
+// CHECK:      d2m.reserve %[[CARRY]]
+// CHECK-NOT:  linalg.generic
+// CHECK:      d2m.push %[[CARRY]]
+// CHECK-NEXT: scf.for
+// CHECK-NEXT:   d2m.wait %[[CARRY]]
+// CHECK-NEXT:   %[[NEXT:.*]] = d2m.reserve %[[CARRY]]
+// CHECK:        linalg.generic {{.*}} outs(%[[NEXT]] : {{.*}})
+// CHECK:          d2m.tile_exp
+func.func @loop_from_empty(%in: !dram, %out: !dram) {
+  d2m.generic {grid = #ttcore.grid<1x1>, block_factors = [1, 1], threads = [#d2m.thread<compute>]} ins(%in : !dram) outs(%out : !dram) {
+  ^bb0(%in_cb: !cb, %out_cb: !cb):
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %start = tensor.empty() : !t
+    %r = scf.for %k = %c0 to %c1 step %c1 iter_args(%cur = %start) -> (!t) {
+      %x = d2m.wait %in_cb : !cb -> !t
+      %e = tensor.empty() : !t
+      %next = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%x : !t) outs(%e : !t) {
+      ^bb0(%a: !tile, %b: !tile):
+        %y = d2m.tile_exp %a : !tile
+        linalg.yield %y : !tile
+      } -> !t
+      d2m.pop %in_cb : !cb
+      scf.yield %next : !t
+    }
+    %o = d2m.reserve %out_cb : !cb -> !t
+    d2m.store %o, %r : !t, !t
+    d2m.push %out_cb : !cb
+  }
+  return
+}
+
 // Two loops in a row carrying one block: the second streams it on through the first
 // one's CB, whose front holds the first loop's result (no final wait, copy or second
 // CB between them); the second loop's result is waited for and popped as usual. A
