@@ -118,16 +118,17 @@ is not linked: the write barriers follow, then its block's `valid`. The sender p
 each block to its compute thread after its last piece's multicast, before the write
 barriers (compute only reads it).
 
-Pieces: a block of at least two `PIECE_BYTES` (32 KiB) whose dims before its tile
-rows are 1 is read and multicast in `B // PIECE_BYTES` runs of its tile rows (at most
+Pieces: a block of B >= `PIECE_BYTES` (32 KiB) bytes whose dims before its tile rows
+are 1 is read and multicast in max(2, B // PIECE_BYTES) runs of its tile rows (at most
 one a row; `rows(start, stop)` of `d2m.dma_read` and `d2m.dma_mcast`), as even as the
 rows allow; any other block is one piece. A piece costs a DRAM round trip no read
 overlaps (the next piece's reads go out after this one's barrier: ~185 modeled cycles
 plus 9 a hop, more where other reads queue at the banks or on the core's read port)
 and a multicast issue; it takes the multicast of the block's other pieces off the
 block's path. Measured (docs/passes.md has the table): 8 KiB blocks in two pieces
-cost matmul 18%; FlashAttention's 32 KiB causal K/V blocks in two cost 1.7%, while
-its 128 KiB blocks gain the most in four pieces of 32 KiB and lose in eight.
+cost matmul 18% (they stay whole); a 32 KiB matmul block gains 10% in two;
+FlashAttention's 128 KiB blocks gain the most in four pieces of 32 KiB and lose in
+eight.
 FlashAttention's K/V sender at D = 64, k_chunk 512 (16x2-tile blocks, 64 KiB):
 
     %k0 = d2m.dma_read %k[...], %k_blk rows(0, 8)
@@ -1142,9 +1143,9 @@ def _tile_rows(block: SSAValue) -> int:
 
 def _pieces(members: Sequence[Member]) -> list[Piece]:
     """The pieces a sender reads and multicasts a handshake's blocks in, in order: a
-    block of B bytes whose dims before its tile rows are 1 splits into
-    min(rows, B // PIECE_BYTES) runs of its tile rows, as even as the rows allow; any
-    other block is one piece."""
+    block of B >= PIECE_BYTES bytes whose dims before its tile rows are 1 splits into
+    min(rows, max(2, B // PIECE_BYTES)) runs of its tile rows, as even as the rows
+    allow; any other block is one piece."""
     pieces: list[Piece] = []
     for position, (_, l1, _, _) in enumerate(members):
         block_type = l1.type
@@ -1152,7 +1153,8 @@ def _pieces(members: Sequence[Member]) -> list[Piece]:
         shape = block_type.get_shape()
         tile = block_type.get_element_type()
         assert isinstance(tile, TileType)
-        count = min(shape[-2] if len(shape) >= 2 else 1, prod(shape) * tile.size_bytes() // PIECE_BYTES)
+        whole = prod(shape) * tile.size_bytes() // PIECE_BYTES
+        count = min(shape[-2] if len(shape) >= 2 else 1, max(2, whole) if whole else 1)
         if count < 2 or any(extent != 1 for extent in shape[:-2]):
             pieces.append((position, None))
             continue

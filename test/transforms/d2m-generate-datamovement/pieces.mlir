@@ -9,13 +9,15 @@
 !v_dram = memref<1x10x3x!bf16, #ttcore.memory_space<dram>>
 !o_dram = memref<1x2x3x!bf16, #ttcore.memory_space<dram>>
 
-// A sender reads and multicasts a block of at least two pieces' bytes (PIECE_BYTES,
-// 32 KiB) in runs of its tile rows: k's 1x10x3 f32 tiles (120 KiB) in three, rows
-// (0, 3), (3, 6), (6, 10). Each piece is multicast once its read is through (its
-// `dma_wait`), linked, and the next piece's read is issued behind it; k's `valid`
-// follows its last piece (linked too: v's multicast comes after), then v's read, k's
-// push. v's 1x10x3 bf16 tiles (60 KiB) are one piece. The write barriers wait for
-// every multicast, then v's `valid`. The receivers are unchanged: a push per `valid`.
+// A sender reads and multicasts a block of B >= PIECE_BYTES (32 KiB) bytes in
+// max(2, B // PIECE_BYTES) runs of its tile rows: k's 1x10x3 f32 tiles (120 KiB) in
+// three, rows (0, 3), (3, 6), (6, 10), and v's 1x10x3 bf16 tiles (60 KiB) in two, rows
+// (0, 5), (5, 10) (blocks under 32 KiB go whole: generate.mlir). Each piece is
+// multicast once its read is through (its `dma_wait`), linked, and the next piece's
+// read is issued behind it; k's `valid` follows its last piece (linked too: v's
+// multicast comes after), then v's first read, k's push; v's last piece is not linked.
+// The write barriers wait for every multicast, then v's `valid`. The receivers are
+// unchanged: a push per `valid`.
 // CHECK-LABEL: func.func @pieces
 // CHECK:       }, {
 // CHECK-NEXT:  ^bb0(%[[K_CB:[^:]*]]: !d2m.cb<{{.*}}>, %[[V_CB:[^:]*]]: !d2m.cb<{{.*}}>, %{{[^:]*}}: !d2m.cb<{{.*}}>, %[[READY:k_v_ready[^:]*]]: !d2m.semaphore, %[[K_VALID:k_valid[^:]*]]: !d2m.semaphore, %[[V_VALID:v_valid[^:]*]]: !d2m.semaphore):
@@ -33,15 +35,19 @@
 // CHECK-NEXT:      d2m.dma_wait %[[K2]]
 // CHECK-NEXT:      %[[M2:.*]] = d2m.dma_mcast %[[K_BLK]], %[[K_BLK]] core[{{.*}}] mcast[{{.*}}] rows(6, 10) linked :
 // CHECK-NEXT:      d2m.semaphore_set %[[K_VALID]]
-// CHECK-NEXT:      %[[V:.*]] = d2m.dma_read %v[{{.*}}], %[[V_BLK]] :
+// CHECK-NEXT:      %[[V0:.*]] = d2m.dma_read %v[{{.*}}], %[[V_BLK]] rows(0, 5) :
 // CHECK-NEXT:      d2m.push %[[K_CB]]
-// CHECK-NEXT:      d2m.dma_wait %[[V]]
-// CHECK-NEXT:      %[[MV:.*]] = d2m.dma_mcast %[[V_BLK]], %[[V_BLK]] core[{{.*}}] mcast[{{.*}}] :
+// CHECK-NEXT:      d2m.dma_wait %[[V0]]
+// CHECK-NEXT:      %[[MV0:.*]] = d2m.dma_mcast %[[V_BLK]], %[[V_BLK]] core[{{.*}}] mcast[{{.*}}] rows(0, 5) linked :
+// CHECK-NEXT:      %[[V1:.*]] = d2m.dma_read %v[{{.*}}], %[[V_BLK]] rows(5, 10) :
+// CHECK-NEXT:      d2m.dma_wait %[[V1]]
+// CHECK-NEXT:      %[[MV1:.*]] = d2m.dma_mcast %[[V_BLK]], %[[V_BLK]] core[{{.*}}] mcast[{{.*}}] rows(5, 10) :
 // CHECK-NEXT:      d2m.push %[[V_CB]]
 // CHECK-NEXT:      d2m.dma_wait %[[M0]]
 // CHECK-NEXT:      d2m.dma_wait %[[M1]]
 // CHECK-NEXT:      d2m.dma_wait %[[M2]]
-// CHECK-NEXT:      d2m.dma_wait %[[MV]]
+// CHECK-NEXT:      d2m.dma_wait %[[MV0]]
+// CHECK-NEXT:      d2m.dma_wait %[[MV1]]
 // CHECK-NEXT:      d2m.semaphore_set %[[V_VALID]]
 // CHECK-NEXT:    } else {
 // CHECK-NEXT:      d2m.semaphore_inc %[[READY]]
