@@ -48,7 +48,13 @@ What a case is (`Case`, drawn from one seed):
   blocks, the reader, compute and writer loops each a `range` with its own start,
   sign and step (negative and stepped ranges included) over the same trip count;
 - a mode: `map` (one output block per input block) or `carry` (a loop-carried sum or
-  maximum over the core's blocks, stored once after the loop);
+  maximum over the core's blocks, stored once after the loop); in half the carry seeds
+  (their own stream: the others keep their kernels) the update runs under a run-time
+  `if` (d2m-if-to-loops): on `(k + core_index(1)) % 2 == 0` or `k < core_index(0) % 2
+  + 1`, k the block's ordinal, with no `else`, an `else` halving the carry
+  (`acc * 0.5`: a block both branches compute) or one setting it to the block's value
+  (`acc = value`: a block defined before the `if`). Seeds 0 to 399 (77 with a
+  branch): 0 failures (2026-11-27);
 - the compute options (math_fidelity, fp32_dest_acc_en, math_approx_mode,
   dst_full_sync_en) and the tensors' dtype (bf16, sometimes f32).
 
@@ -507,6 +513,16 @@ def tril_kept(shape: torch.Size, diagonal: int) -> torch.Tensor:
 
 
 LOOP_FORMS = ("forward", "reverse", "negative", "stepped", "negative_stepped")
+BRANCH_CONDITIONS = ("parity", "below")  # Case.branch: when a carry update runs
+BRANCH_ELSES = ("none", "half", "value")  # and what the carry becomes when it does not
+
+
+def branch_taken(condition: str, k: int, row: int, col: int) -> bool:
+    """Whether a branched carry's update runs for block ordinal k on core (row, col)."""
+    return (k + col) % 2 == 0 if condition == "parity" else k < row % 2 + 1
+
+
+BRANCH_SOURCE = {"parity": "(k + core_index(1)) % 2 == 0", "below": "k < core_index(0) % 2 + 1"}
 
 
 def loop_header(form: str, trips: int, variable: str) -> tuple[str, str]:
@@ -542,6 +558,7 @@ class Case:
     magnitude: float = 1.0
     dsl_expression: str = ""
     bindings: tuple[tuple[str, str], ...] = ()  # (name, DSL source) bound before the expression, in order
+    branch: tuple[str, str] | None = None  # carry under a run-time `if`: (condition, else) kinds
 
     @property
     def shapes(self) -> dict[str, tuple[int, int]]:
@@ -615,6 +632,9 @@ def draw_case(seed: int) -> Case:
         names[s] = "s"
         case.bindings = (("s", render(s, case.shapes)),)
     case.expression, case.magnitude = value.node, value.magnitude
+    branches = random.Random(f"branch {seed}")
+    if case.mode == "carry" and branches.random() < 0.5:
+        case.branch = (branches.choice(BRANCH_CONDITIONS), branches.choice(BRANCH_ELSES))
     case.dsl_expression = render(value.node, case.shapes, names)
     return case
 
@@ -632,7 +652,7 @@ def kernel_module(case: Case) -> str:
     rows, cols = case.block
     per_core = case.blocks_per_core
     waits = ", ".join(f"in{i}_cb.wait() as a{i}" for i in range(case.num_inputs))
-    compute_loop, _ = loop_header(case.loops["compute"], per_core, "j")
+    compute_loop, compute_k = loop_header(case.loops["compute"], per_core, "j")
     reader_loop, reader_k = loop_header(case.loops["reader"], per_core, "j")
     writer_loop, writer_k = loop_header(case.loops["writer"], per_core, "j")
     reads = "\n".join(
@@ -659,11 +679,19 @@ def kernel_module(case: Case) -> str:
         update = "acc + value" if case.carry_op == "add" else "maximum(acc, value)"
         initial = "zeros" if case.carry_op == "add" else "full"
         init = f"zeros(({rows * 32}, {cols * 32}))" if initial == "zeros" else f"full(({rows * 32}, {cols * 32}), -1000.0)"
+        step = f"acc = {update}"
+        if case.branch is not None:
+            condition, otherwise = case.branch
+            step = f"if {BRANCH_SOURCE[condition]}:\n                    acc = {update}"
+            if otherwise != "none":
+                other = "acc * 0.5" if otherwise == "half" else "value"
+                step += f"\n                else:\n                    acc = {other}"
         compute_body = f"""        acc = {init}
         for j in {compute_loop}:
+            k = {compute_k}
             with {waits}:
                 {bind}value = {case.dsl_expression}
-                acc = {update}
+                {step}
         with out_cb.reserve() as o:
             o.store(acc)"""
         writer_body = f"""        with out_cb.wait() as blk:
@@ -758,6 +786,9 @@ def expected(case: Case, inputs: list[torch.Tensor], out_shape: tuple[int, int])
     for r in range(case.grid[0]):
         for c in range(case.grid[1]):
             total = error = None
+            if case.branch is not None:  # the carry's initial value, exact
+                total = torch.full((rows, cols), 0.0 if case.carry_op == "add" else -1000.0, dtype=torch.float64)
+                error = torch.zeros_like(total)
             for k in range(case.blocks_per_core):
                 col = (c * case.blocks_per_core + k) * cols
                 blocks = [
@@ -770,7 +801,13 @@ def expected(case: Case, inputs: list[torch.Tensor], out_shape: tuple[int, int])
                     value[r * rows : (r + 1) * rows, col : col + cols] = v
                     bound[r * rows : (r + 1) * rows, col : col + cols] = e + U * v.abs()
                     continue
-                if total is None:
+                if case.branch is not None and not branch_taken(case.branch[0], k, r, c):
+                    if case.branch[1] == "half":  # a scalar multiply at the fidelity, rounded
+                        fid = FIDELITY_ERROR[case.options.math_fidelity]
+                        total, error = total * 0.5, error * 0.5 + (fid + U) * (total * 0.5).abs()
+                    elif case.branch[1] == "value":
+                        total, error = v, e + U * v.abs()
+                elif total is None:
                     total, error = (v, e) if case.carry_op == "maximum" else (v, e + U * v.abs())
                 elif case.carry_op == "add":
                     total, error = total + v, error + e + U * (total + v).abs()

@@ -1,7 +1,8 @@
 """The differential fuzzer (ttlang.tools.fuzz): a fixed-seed smoke run, cases that read
 block views, cases with trils (caught when the reference's diagonal or the compiler's
-skipped tiles are off by one), and proof that it can fail (a reference off by 5% is
-caught, with the seed and a standalone repro)."""
+skipped tiles are off by one), cases whose carry runs under a run-time `if` (caught
+when the reference takes the other branch), and proof that it can fail (a reference
+off by 5% is caught, with the seed and a standalone repro)."""
 
 import subprocess
 import sys
@@ -72,6 +73,36 @@ def test_cases_with_trils_pass_and_a_wrong_diagonal_fails(tmp_path, monkeypatch)
 
     monkeypatch.setattr(d2m_skip_masked_tiles, "add_triangle", one_diagonal_more)
     ran, failed = fuzz.fuzz(seeds, tmp_path / "work", tmp_path / "miscompiled", log=reports.append)
+    assert (ran, failed) == (len(seeds), seeds), "\n".join(reports)
+
+
+BRANCH_SEEDS = {
+    # (condition, else): the carry's update under `if`, and what runs otherwise
+    0: ("below", "none"),  # acc + value when k < core_index(0) % 2 + 1, on 2x1 cores
+    9: ("below", "half"),  # else acc * 0.5: both branches compute the block
+    326: ("parity", "value"),  # else acc = value: a block defined before the `if`
+}
+
+
+def test_cases_with_runtime_branches_pass_and_the_other_branch_fails(tmp_path, monkeypatch):
+    """Seeds 0, 9 and 326 run their carry's update under a run-time `if`, with no
+    `else`, one that halves the carry and one that sets it to the block's value
+    (d2m-if-to-loops makes each branch a loop of 0 or 1 trips). They pass; with the
+    reference taking the other branch, each fails."""
+    seeds = list(BRANCH_SEEDS)
+    for seed, branch in BRANCH_SEEDS.items():
+        case = fuzz.draw_case(seed)
+        assert (case.mode, case.branch) == ("carry", branch)
+        module = fuzz.kernel_module(case)
+        assert f"if {fuzz.BRANCH_SOURCE[branch[0]]}:" in module
+        assert ("else:" in module) == (branch[1] != "none")
+    reports = []
+    ran, failed = fuzz.fuzz(seeds, tmp_path / "work", tmp_path / "failures", log=reports.append)
+    assert (ran, failed) == (len(seeds), []), "\n".join(reports)
+
+    taken = fuzz.branch_taken
+    monkeypatch.setattr(fuzz, "branch_taken", lambda *args: not taken(*args))
+    ran, failed = fuzz.fuzz(seeds, tmp_path / "work", tmp_path / "wrong", log=reports.append)
     assert (ran, failed) == (len(seeds), seeds), "\n".join(reports)
 
 
