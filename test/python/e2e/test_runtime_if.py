@@ -6,7 +6,8 @@ Over chunks x0..x3 of x, `acc` starts at 0 and, for chunk k: with `then_only`,
 acc = acc + exp(xk) when k is even (else unchanged); with `both`, the same when k is
 even and acc = acc * xk when k is odd; `last` = 1 / xk when k is even and, with
 `both`, xk when k is odd (with `both`, each block is computed in either branch). The
-conditions compare a loop index with `core_index`, so they are run-time.
+conditions compare a loop index with `core_index`, so they are run-time. A branch
+that also assigns an index is a KernelError at the `if`.
 
 Tolerances: x uniform in [-1, 1] (|x| < 0.125 raised to 0.125), so |acc| < 5.5 (bf16
 ulp 0.03125 between 4 and 8), rounded to bf16 once a step; measured max-abs 0.027
@@ -22,6 +23,7 @@ import torch
 from e2e_kernels import TILE, assert_close, random_bf16
 
 from ttlang import Program, compute, core_index, pykernel_gen, zeros
+from ttlang.dsl.diagnostics import KernelError
 
 ROWS, COLS, CHUNKS = 1, 2, 4  # tiles of a chunk, chunks of x
 
@@ -73,3 +75,31 @@ def test_runtime_if_assigning_blocks(else_branch):
             expected_acc, expected_last = expected_acc * xk, xk
     assert_close(acc.float(), expected_acc, max_abs=0.0625, min_pcc=0.9999)
     assert torch.allclose(last.float(), expected_last, rtol=2**-7, atol=0)
+
+
+def test_branch_assigning_a_block_and_an_index_is_an_error_at_the_if():
+    @pykernel_gen(
+        grid=(1, 1),
+        block_factors=[(1, 1), (1, 1)],
+        indexing_maps=[lambda m, n, k: (m, k), lambda m, n, k: (m, n)],
+        iterator_types=["parallel", "parallel", "reduction"],
+    )
+    def mixed(x, out):
+        @compute()
+        def body(x_cb, out_cb):
+            acc, count = zeros((TILE, TILE)), 0
+            for k in range(2):
+                with x_cb.wait() as xb:
+                    if k == core_index(0):  # <- mixed
+                        acc, count = acc + xb, count + 1
+            with out_cb.reserve() as o:
+                o.store(acc)
+
+        return Program(body)(x, out)
+
+    x = torch.zeros(TILE, 2 * TILE, dtype=torch.bfloat16)
+    with pytest.raises(KernelError) as info:
+        mixed.compile(x, torch.zeros(TILE, TILE, dtype=torch.bfloat16))
+    line = next(n for n, text in enumerate(open(__file__), start=1) if text.rstrip().endswith("# <- mixed"))
+    assert (info.value.filename, info.value.line) == (__file__, line)
+    assert "assigns both blocks and other values (indices) in a run-time branch" in str(info.value)
