@@ -62,8 +62,8 @@ becomes (before bufferization proper)
 A loop whose init is the result of the loop streamed just before it (that loop's final
 `d2m.wait`, read by nothing else) streams the block on through the same CB: its front
 holds the block already, so there is no final wait, copy into a new CB, or pop between
-the loops (FlashAttention's causal steps in runtime-count loops `for _ in range(n)`,
-n 0 or 1, hand m, l and acc from loop to loop):
+the loops (FlashAttention's causal diagonal steps, `if`s that d2m-if-to-loops made
+loops of 0 or 1 trips, hand m, l and acc from loop to loop):
 
     %a = scf.for ... iter_args(%x = %init) { ... }     // streamed through %cb
     %b = scf.for ... iter_args(%y = %a) { ... }
