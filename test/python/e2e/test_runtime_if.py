@@ -77,6 +77,41 @@ def test_runtime_if_assigning_blocks(else_branch):
     assert torch.allclose(last.float(), expected_last, rtol=2**-7, atol=0)
 
 
+@pykernel_gen(
+    grid=(1, 2),
+    block_factors=[(1, 1), (1, 1)],
+    indexing_maps=[lambda m, n, k: (m, k), lambda m, n, k: (m, n)],
+    iterator_types=["parallel", "parallel", "reduction"],
+)
+def nested(x, out):
+    @compute()
+    def body(x_cb, out_cb):
+        acc = zeros((TILE, TILE))
+        for k in range(3):
+            with x_cb.wait() as xb:
+                if k >= core_index(1):  # an `if` in each branch of another
+                    if k == 2:
+                        acc = acc + xb
+                    else:
+                        acc = acc - xb * 2.0
+        with out_cb.reserve() as o:
+            o.store(acc)
+
+    return Program(body)(x, out)
+
+
+def test_nested_runtime_ifs():
+    """Both cores of the 1x2 grid read x's three tiles: core c adds x2 and subtracts
+    2 xk for c <= k < 2 (core 0: -2 x0 - 2 x1 + x2, core 1: -2 x1 + x2). |acc| < 5;
+    asserted max-abs 0.0625 (two bf16 ulps at 4 to 8), PCC 0.9999 (measured 0.023)."""
+    x = random_bf16((TILE, 3 * TILE), -1.0, 1.0, seed=5)
+    out = torch.zeros(TILE, 2 * TILE, dtype=torch.bfloat16)
+    nested(x, out)
+    x0, x1, x2 = x.float().split(TILE, dim=1)
+    expected = torch.cat([-2 * x0 - 2 * x1 + x2, -2 * x1 + x2], dim=1)
+    assert_close(out.float(), expected, max_abs=0.0625, min_pcc=0.9999)
+
+
 def test_branch_assigning_a_block_and_an_index_is_an_error_at_the_if():
     @pykernel_gen(
         grid=(1, 1),
