@@ -31,8 +31,8 @@ Before:
 
 After:
 
-    %one = arith.constant 1 : index
     %zero = arith.constant 0 : index
+    %one = arith.constant 1 : index
     %trips = arith.select %c, %one, %zero : index
     %r = scf.for %i = %zero to %trips step %one iter_args(%a = %acc) -> (tensor<1x2x!tile>) {
       %e = tensor.empty() : tensor<1x2x!tile>
@@ -47,11 +47,12 @@ both blocks and other values (indices): a loop carries blocks only.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TypeVar
 
 from xdsl.context import Context
 from xdsl.dialects import arith, scf, tensor
 from xdsl.dialects.builtin import IndexType, ModuleOp, TensorType
-from xdsl.ir import Region, SSAValue
+from xdsl.ir import Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     PatternRewriter,
@@ -63,6 +64,9 @@ from xdsl.rewriter import InsertPoint
 
 from ttlang.transforms.compute_region import compute_entry, defined_before
 from ttlang.transforms.diagnostics import PassError
+
+
+_NewOp = TypeVar("_NewOp", bound=Operation)
 
 
 def _branch_loop(
@@ -107,7 +111,7 @@ class IfYieldingBlocksToLoops(RewritePattern):
         else_yield = op.false_region.block.last_op
         assert isinstance(then_yield, scf.YieldOp) and isinstance(else_yield, scf.YieldOp)
 
-        def before_if(new_op):
+        def before_if(new_op: _NewOp) -> _NewOp:
             return rewriter.insert(new_op, InsertPoint.before(op))
 
         zero = before_if(arith.ConstantOp.from_int_and_width(0, IndexType())).result
