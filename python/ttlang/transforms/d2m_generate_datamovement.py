@@ -1044,6 +1044,7 @@ def _multicast(
         for (_, _, members), sending in zip(groups, sends):
             if sending:
                 read(members, _pieces(members)[0], branch)
+
         def arg(position: int) -> SSAValue:
             return writer.block.args[position]
 

@@ -81,16 +81,10 @@ def _branch_loop(
     to `inits` whenever the loop runs), its body `region`'s block with every use of an
     init inside it reading the carried value instead."""
     body = region.detach_block(0)
-    carried: dict[SSAValue, SSAValue] = {}
     body.insert_arg(IndexType(), 0)
-    for init in inits:
+    for init in inits:  # an init listed twice: its uses already read the first arg
         arg = body.insert_arg(init.type, len(body.args))
-        if init not in carried and not isinstance(init.owner, tensor.EmptyOp):
-            carried[init] = arg
-    for init, arg in carried.items():
-        for use in list(init.uses):
-            if body.is_ancestor(use.operation):
-                use.operation.operands[use.index] = arg
+        init.replace_uses_with_if(arg, lambda use: body.is_ancestor(use.operation))
     return scf.ForOp(zero, trips, one, starts, Region(body))
 
 
