@@ -7,9 +7,10 @@ Q chunk, head, K/V chunk. Grid rows split the Q chunks, grid columns the heads, 
 core (y, x) owns a range of Q chunks and of heads. The generated reader streams each
 Q chunk and then every K/V chunk of its head through CBs (the next chunk arrives
 while this one is used); since k and v do not depend on the Q chunk, every core of a
-grid column reads the same K/V chunks: row 0 reads them from DRAM and multicasts them
-down the column (the senders sit in different NoC columns, so their DRAM reads do not
-queue on one column's links). The compute thread runs the online softmax over the
+grid column reads the same K/V chunks: one core of the column (column x's row x, a
+diagonal; causal: row 0, below) reads them from DRAM and multicasts them down the
+column (the senders sit in different NoC columns, so their DRAM reads do not queue on
+one column's links). The compute thread runs the online softmax over the
 K/V chunks, carrying the running row max m, row sum l and accumulator acc; the
 generated writer stores acc / l.
 

@@ -95,8 +95,8 @@ to the same bound, backwards when n is odd; in round 0, blocks 3 − x with boun
 Inputs get a reader: `reserve`, `dma_read` of the block, `dma_wait`, `push` (the reads
 of one loop level are all issued before the first wait). An input whose map does not
 use the loop dim of a grid dim (matmul's `a` has no n: every core of a grid row reads
-the same blocks) is read once per grid row (column, or grid) by its first core and
-multicast to the others with tt-metal's handshake on new semaphores per set of shared
+the same blocks) is read once per grid row (column, or grid) by one of its cores
+("Senders", below) and multicast to the others with tt-metal's handshake on new semaphores per set of shared
 grid dims, a `ready` and a `valid` per input: each receiver reserves its blocks and
 increments the sender's `ready`; the sender reads the blocks, waits for all
 receivers, multicasts each block into the same CB slot and sets the receivers' `valid`
@@ -117,6 +117,21 @@ first, the first multicast would wait for the last read). The last piece's multi
 is not linked: the write barriers follow, then its block's `valid`. The sender pushes
 each block to its compute thread after its last piece's multicast, before the write
 barriers (compute only reads it).
+
+Senders: the core reading an input shared along one grid dim of an R x C grid sits on
+a diagonal: row y's (the input is the same along the row, like matmul's `a`) in column
+(y + C / 2) mod C, column x's (matmul's `b`) in row x mod R. Senders in one NoC column
+would share its links into their cores for every DRAM read (a link serves one transfer
+at a time; tt-metal's DRAM report reaches its bandwidth only with the readers spread
+out, docs/cost_model.md); the half-row offset keeps the two diagonals apart, so on a
+square grid no core sends both. Each multicasts to its whole row (column), itself
+inside the range (tt-metal: a non-loopback multicast's source may lie in its
+destination range, and is not written). bench/implicit_matmul.py, modeled cycles
+before (`a` sent by column 0, `b` by row 0) and after: 8x8 grid with 4x4-tile blocks
+95,148 -> 46,109, 2x2-tile blocks 23,976 -> 17,735, 4x4 grid 21,880 -> 16,054;
+FlashAttention's K/V (sent down the columns, from row 0 before) within 0.3%.
+An input shared along both grid dims is sent by core (0, 0), and a multicast in
+rounds by the first core that reaches every block (the last, backward; above).
 
 Pieces: a block of B >= `PIECE_BYTES` (32 KiB) bytes whose dims before its tile rows
 are 1 is read and multicast in max(2, B // PIECE_BYTES) runs of its tile rows (at most
@@ -179,24 +194,28 @@ of `out`):
           scf.for %k = %c0 to %c4 step %c1 {
             %a_blk = d2m.reserve %a_cb : !cb -> memref<2x2x!tile, #l1>
             %b_blk = d2m.reserve %b_cb : !cb -> memref<2x2x!tile, #l1>
-            %sends_a = arith.cmpi eq, %x, %c0 : index
-            %sends_b = arith.cmpi eq, %y, %c0 : index
+            %y1 = arith.addi %y, %c1 : index
+            %a_at = arith.remui %y1, %c2 : index     // row y's sender: column (y + 1) mod 2
+            %b_at = arith.remui %x, %c2 : index      // column x's: row x mod 2
+            %sends_a = arith.cmpi eq, %x, %a_at : index
+            %sends_b = arith.cmpi eq, %y, %b_at : index
             scf.if %sends_a {
-              scf.if %sends_b {                      // core (0, 0): sends both
-                %ta = d2m.dma_read %a[%row, %col], %a_blk : ...
-                %tb = d2m.dma_read %b[%row2, %col2], %b_blk : ...
+              scf.if %sends_b { ... sends both (no core of a 2x2 grid) ... } else {
+                %ta = d2m.dma_read %a[%row, %col], %a_blk : ...   // cores (0, 1) and (1, 0)
+                d2m.semaphore_inc %b_ready, %c1 core[%b_at, %x]
                 d2m.semaphore_wait %a_ready, %c1 reset %c0
                 d2m.dma_wait %ta
                 %ma = d2m.dma_mcast %a_blk, %a_blk core[%y, %c0] mcast[%c1, %c2] : ...
                 d2m.push %a_cb : !cb                 // compute may start on it
                 d2m.dma_wait %ma
                 d2m.semaphore_set %a_valid, %c1 core[%y, %c0] mcast[%c1, %c2]
-                ... the same for b (d2m.dma_wait %tb before its multicast), down the column ...
-              } else { ... sends a, receives b ... }
+                d2m.semaphore_wait %b_valid, %c1 reset %c0
+                d2m.push %b_cb : !cb
+              }
             } else {
-              scf.if %sends_b { ... receives a, sends b ... } else {
-                d2m.semaphore_inc %a_ready, %c1 core[%y, %c0]
-                d2m.semaphore_inc %b_ready, %c1 core[%c0, %x]
+              scf.if %sends_b { ... receives a, sends b down the column ... } else {
+                d2m.semaphore_inc %a_ready, %c1 core[%y, %a_at]     // (no core of a 2x2 grid)
+                d2m.semaphore_inc %b_ready, %c1 core[%b_at, %x]
                 d2m.semaphore_wait %a_valid, %c1 reset %c0
                 d2m.push %a_cb : !cb
                 d2m.semaphore_wait %b_valid, %c1 reset %c0
@@ -999,8 +1018,8 @@ def _multicast(
     backward: bool = False,
     ivs: Sequence[SSAValue] = (),
 ) -> None:
-    """For each group, the first core along its shared grid dims reads the members'
-    blocks and multicasts them to the others (tt-metal's ready / valid handshake, once
+    """For each group, one core along its shared grid dims (`_sender`) reads the
+    members' blocks and multicasts them to the others (tt-metal's ready / valid handshake, once
     per group). A core's role in every group is decided first (nested `scf.if`s, one
     branch per combination), so that it issues all its DRAM reads and `ready`s before
     its first handshake; a core runs the handshakes it sends, then those it receives,
@@ -1011,17 +1030,14 @@ def _multicast(
     first step of its backward loop waits for the sender's `go` (`_joiners`) before
     its `ready`."""
     emit, constant = writer.emit, writer.constant
-    sender_at = {g: writer.space.grid[g] - 1 if backward else 0 for g in range(GRID_RANK)}
+    sender_of = {shared: _sender(writer, block, shared, backward, receivers_of is not None) for shared, _, _ in groups}
     conditions = []
     for shared, _, _ in groups:
         is_sender = None
         for grid_dim in shared:
-            first = emit(arith.CmpiOp(writer.core[grid_dim], constant(sender_at[grid_dim]), "eq"), block).result
-            is_sender = first if is_sender is None else emit(arith.AndIOp(is_sender, first), block).result
+            here = emit(arith.CmpiOp(writer.core[grid_dim], sender_of[shared][grid_dim], "eq"), block).result
+            is_sender = here if is_sender is None else emit(arith.AndIOp(is_sender, here), block).result
         conditions.append(is_sender)
-
-    def senders(shared: tuple[int, ...]) -> list[SSAValue]:
-        return [constant(sender_at[g]) if g in shared else writer.core[g] for g in range(GRID_RANK)]
 
     def handshakes(branch: Block, sends: Sequence[bool]) -> None:
         """A core's part in every group: the first DRAM read of each group it sends
@@ -1057,7 +1073,7 @@ def _multicast(
                 first = emit(arith.CmpiOp(step, constant(0), "eq"), branch).result
                 go = d2m.SemaphoreWaitOp(operands=[arg(semaphores.go), constant(1), [constant(0)]])
                 emit(scf.IfOp(first, [], Region(Block([go, scf.YieldOp()])), Region(Block([scf.YieldOp()]))), branch)
-            emit(d2m.SemaphoreIncOp(operands=[arg(semaphores.ready), constant(1), senders(shared)]), branch)
+            emit(d2m.SemaphoreIncOp(operands=[arg(semaphores.ready), constant(1), sender_of[shared]]), branch)
         # the groups it sends first (stable: each kind in group order)
         for (shared, semaphores, members), sending in sorted(zip(groups, sends), key=lambda item: not item[1]):
             # backward rounds have their own `valid`s: a sender's set leaves its own word at 1
@@ -1068,9 +1084,10 @@ def _multicast(
                     emit(d2m.SemaphoreWaitOp(operands=[valid, constant(1), [constant(0)]]), branch)
                     _push(writer, branch, [member])
                 continue
-            sender = senders(shared)
+            sender = sender_of[shared]
             send = branch
-            if receivers_of is None:
+            if receivers_of is None:  # the whole line, from its first core
+                sender = [constant(0) if g in shared else writer.core[g] for g in range(GRID_RANK)]
                 shape = [constant(writer.space.grid[g] if g in shared else 1) for g in range(GRID_RANK)]
                 receivers = constant(prod(writer.space.grid[g] for g in shared) - 1)
             else:
@@ -1130,6 +1147,30 @@ def _multicast(
         emit(scf.IfOp(conditions[len(sends)], [], Region(send), Region(receive)), branch)
 
     decide(block, [])
+
+
+def _sender(
+    writer: _RegionWriter, block: Block, shared: tuple[int, ...], backward: bool, counted: bool
+) -> list[SSAValue]:
+    """The core that reads and multicasts a group shared along the grid dims `shared`
+    (module docstring, "Senders"): along one grid dim, the one at (this core's
+    coordinate on the other grid dim + an offset) mod the line's length, the offset
+    half a grid row for a row's sender and 0 for a column's; the first core (the last,
+    `backward`) of a `counted` multicast (rounds) and of a group shared along both
+    grid dims."""
+    emit, constant = writer.emit, writer.constant
+    core = list(writer.core)
+    if counted or len(shared) != 1:
+        for grid_dim in shared:
+            core[grid_dim] = constant(writer.space.grid[grid_dim] - 1 if backward else 0)
+        return core
+    (grid_dim,) = shared
+    offset = writer.space.grid[1] // 2 if grid_dim == 1 else 0
+    moved = writer.core[1 - grid_dim]
+    if offset:
+        moved = emit(arith.AddiOp(moved, constant(offset)), block).result
+    core[grid_dim] = emit(arith.RemUIOp(moved, constant(writer.space.grid[grid_dim])), block).result
+    return core
 
 
 PIECE_BYTES = 32 * 1024

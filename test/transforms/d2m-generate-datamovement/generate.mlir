@@ -68,12 +68,14 @@ func.func @stream_shard(%in: !dram, %out: !dram) {
 #mn = affine_map<(d0, d1, d2) -> (d0, d1)>
 
 // Matmul on a 2x3 grid, K streamed in 3 blocks: `a` (m, k) is the same along a grid
-// row, so column 0 reads it and multicasts it to the row; `b` (k, n) likewise down a
-// grid column from row 0. Each gets a ready / valid semaphore pair. A core's roles
+// row, so one core of the row reads it and multicasts it to the row, row y's core in
+// column (y + 1) mod 3 (the rows' senders in different NoC columns, half a row from
+// b's); `b` (k, n) likewise down a grid column, column x's from row x mod 2. Each gets a
+// ready / valid semaphore pair; the multicasts cover the whole row (column). A core's roles
 // (sender or receiver of each) pick one of four branches, in which its DRAM reads (the
 // first block of each group it sends) and its `ready`s go first, then the handshakes
 // it sends, then those it receives (a send waits only for `ready`s, all sent before
-// any handshake: core (0, 1) multicasts b before it waits for a). A sender pushes its block to compute before the multicast's
+// any handshake: core (0, 0) multicasts b before it waits for a). A sender pushes its block to compute before the multicast's
 // write barrier (compute only reads it), then sets `valid`; a receiver pushes once
 // `valid` is set. A one-block handshake's multicast is not linked (a barrier follows
 // it). `out` (m, n) is written once per (m, n), after the K loop.
@@ -91,8 +93,11 @@ func.func @stream_shard(%in: !dram, %out: !dram) {
 // CHECK-NEXT:        scf.for %{{.*}} = %[[C0]] to %[[C3]] step %[[C1]] {
 // CHECK-NEXT:          %[[A_BLK:.*]] = d2m.reserve %[[A_CB]]
 // CHECK:               %[[B_BLK:.*]] = d2m.reserve %[[B_CB]]
-// CHECK:               %[[A_SENDER:.*]] = arith.cmpi eq, %[[X]], %[[C0]] : index
-// CHECK-NEXT:          %[[B_SENDER:.*]] = arith.cmpi eq, %[[Y]], %[[C0]] : index
+// CHECK:               %[[A_FROM:.*]] = arith.addi %[[Y]], %[[C1]] : index
+// CHECK-NEXT:          %[[A_COL:.*]] = arith.remui %[[A_FROM]], %[[C3]] : index
+// CHECK-NEXT:          %[[B_ROW:.*]] = arith.remui %[[X]], %[[C2]] : index
+// CHECK-NEXT:          %[[A_SENDER:.*]] = arith.cmpi eq, %[[X]], %[[A_COL]] : index
+// CHECK-NEXT:          %[[B_SENDER:.*]] = arith.cmpi eq, %[[Y]], %[[B_ROW]] : index
 // CHECK-NEXT:          scf.if %[[A_SENDER]] {
 // CHECK-NEXT:            scf.if %[[B_SENDER]] {
 // CHECK-NEXT:              %[[ATX:.*]] = d2m.dma_read %a[%{{.*}}, %{{.*}}], %[[A_BLK]]
@@ -111,7 +116,7 @@ func.func @stream_shard(%in: !dram, %out: !dram) {
 // CHECK-NEXT:              d2m.semaphore_set %[[B_VALID]], %[[C1]] core[%[[C0]], %[[X]]] mcast[%[[C2]], %[[C1]]]
 // CHECK-NEXT:            } else {
 // CHECK-NEXT:              %[[ATX:.*]] = d2m.dma_read %a
-// CHECK-NEXT:              d2m.semaphore_inc %[[B_READY]], %[[C1]] core[%[[C0]], %[[X]]]
+// CHECK-NEXT:              d2m.semaphore_inc %[[B_READY]], %[[C1]] core[%[[B_ROW]], %[[X]]]
 // CHECK-NEXT:              d2m.semaphore_wait %[[A_READY]]
 // CHECK-NEXT:              d2m.dma_wait %[[ATX]]
 // CHECK-NEXT:              %{{.*}} = d2m.dma_mcast %[[A_BLK]]
@@ -124,7 +129,7 @@ func.func @stream_shard(%in: !dram, %out: !dram) {
 // CHECK-NEXT:          } else {
 // CHECK-NEXT:            scf.if %[[B_SENDER]] {
 // CHECK-NEXT:              %[[BTX:.*]] = d2m.dma_read %b
-// CHECK-NEXT:              d2m.semaphore_inc %[[A_READY]], %[[C1]] core[%[[Y]], %[[C0]]]
+// CHECK-NEXT:              d2m.semaphore_inc %[[A_READY]], %[[C1]] core[%[[Y]], %[[A_COL]]]
 // CHECK-NEXT:              d2m.semaphore_wait %[[B_READY]]
 // CHECK-NEXT:              d2m.dma_wait %[[BTX]]
 // CHECK-NEXT:              %{{.*}} = d2m.dma_mcast %[[B_BLK]]
@@ -134,8 +139,8 @@ func.func @stream_shard(%in: !dram, %out: !dram) {
 // CHECK-NEXT:              d2m.semaphore_wait %[[A_VALID]], %[[C1]] reset %[[C0]]
 // CHECK-NEXT:              d2m.push %[[A_CB]]
 // CHECK-NEXT:            } else {
-// CHECK-NEXT:              d2m.semaphore_inc %[[A_READY]], %[[C1]] core[%[[Y]], %[[C0]]]
-// CHECK-NEXT:              d2m.semaphore_inc %[[B_READY]], %[[C1]] core[%[[C0]], %[[X]]]
+// CHECK-NEXT:              d2m.semaphore_inc %[[A_READY]], %[[C1]] core[%[[Y]], %[[A_COL]]]
+// CHECK-NEXT:              d2m.semaphore_inc %[[B_READY]], %[[C1]] core[%[[B_ROW]], %[[X]]]
 // CHECK-NEXT:              d2m.semaphore_wait %[[A_VALID]], %[[C1]] reset %[[C0]]
 // CHECK-NEXT:              d2m.push %[[A_CB]]
 // CHECK-NEXT:              d2m.semaphore_wait %[[B_VALID]], %[[C1]] reset %[[C0]]
