@@ -23,6 +23,7 @@ from ttlang import (
     pykernel_gen,
 )
 from ttlang.dsl.diagnostics import KernelError
+from ttlang.runtime import trace
 
 # bf16 results of values below 4 in magnitude: half an ulp is 2^-7
 BF16_ROUNDING = 2**-6
@@ -80,6 +81,7 @@ def test_elementwise_on_implicit_operands(grid, block, shard, pass_threads):
         ((2, 3), 2, (1, 1), 3),  # a multicast along rows of 3, b down columns of 2
         ((2, 2), 1, (2, 2), 4),  # 4 output blocks per core, K in 4 blocks
         ((1, 4), 2, (2, 1), 2),  # b not shared (one grid row); a to 4 cores
+        ((3, 2), 1, (1, 2), 3),  # a's senders in columns 1, 0, 1; b's in rows 0, 1
     ],
 )
 def test_matmul_streams_k_and_multicasts(grid, block, blocks_per_core, k_blocks):
@@ -96,6 +98,29 @@ def test_matmul_streams_k_and_multicasts(grid, block, blocks_per_core, k_blocks)
     if grid[0] * grid[1] > 1:
         source = kernel.compile(a, b, out).sources["matmul_reader"]
         assert "noc_async_write_multicast" in source
+
+
+def test_multicast_senders_sit_on_diagonals(tmp_path):
+    """Each grid row's `a` and each grid column's `b` is read from DRAM by one core of
+    it, row y's in column (y + 2) mod 4 and column x's in row x (docs/passes.md,
+    d2m-generate-datamovement, *Senders*): two per NoC column, not the four of column
+    0 that shared its links before. The product still matches torch."""
+    grid, block, k_blocks = (4, 4), 1, 2
+    m, n, k = grid[0] * block * TILE, grid[1] * block * TILE, k_blocks * block * TILE
+    kernel = matmul_kernel(grid, block, k_blocks, 1)
+    a, b = random_bf16((m, k), -1, 1, seed=5), random_bf16((k, n), -1, 1, seed=6)
+    out = torch.zeros((m, n), dtype=torch.bfloat16)
+    artifact = kernel.compile(a, b, out)
+    artifact.trace(tmp_path / "matmul.json", [a, b, out])
+    # products accumulated in bf16 DST, rounded per K block: |result| < 4, ulp 2^-6
+    assert_close(out, a.float() @ b.float(), max_abs=0.0625, min_pcc=0.999)
+    timeline = trace.load(tmp_path / "matmul.json")
+    dram_readers = {
+        core
+        for (core, track), slices in timeline.slices.items()
+        if track == "reader" and any(s.name == "noc_async_read" for s in slices)
+    }
+    assert dram_readers == {(y, (y + 2) % 4) for y in range(4)} | {(x, x) for x in range(4)}
 
 
 def test_matmul_multicasts_large_blocks_in_pieces():
