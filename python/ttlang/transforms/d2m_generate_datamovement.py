@@ -114,7 +114,8 @@ lands after it), sets the block's `valid` right after the block's last piece, th
 issues the next piece's read, so each multicast overlaps the next read
 (`noc_async_read_barrier` waits for every read in flight: with all reads issued
 first, the first multicast would wait for the last read). The last piece's multicast
-is not linked: the write barriers follow, then its block's `valid`. The sender pushes
+is linked too, to the last block's `valid`; the write barriers come after (before the
+sender's CB slots are written again). The sender pushes
 each block to its compute thread after its last piece's multicast, before the write
 barriers (compute only reads it).
 
@@ -156,8 +157,8 @@ FlashAttention's K/V sender at D = 64, k_chunk 512 (16x2-tile blocks, 64 KiB):
     d2m.semaphore_set %k_valid, %c1 core[%c0, %x] mcast[%c8, %c1]   // after both
     %v0 = d2m.dma_read %v[...], %v_blk rows(0, 8)
     d2m.push %k_cb
-    ... v's two pieces the same way, the last not linked; d2m.push %v_cb, a dma_wait
-    per multicast, then v's `valid`
+    ... v's two pieces the same way, v's `valid`, d2m.push %v_cb, then a dma_wait
+    per multicast
 The compute thread's `d2m.wait`s move down to the first op using the waited block
 or its CB: a `with k.wait(), v.wait()` starts on k before v has landed (a wait
 changes nothing other threads see, so waiting later adds no deadlock). Outputs get a writer:
@@ -1044,8 +1045,8 @@ def _multicast(
         issued and its `ready`s sent first, then the handshakes, those it sends
         first, each kind in group order; a sender waits for its receivers' `ready`s,
         then for each piece of the group's blocks (`_pieces`) waits for its read,
-        multicasts it (a block's `valid` behind its last piece but for the last
-        block's, set after the write barriers) and issues the group's next piece's
+        multicasts it (linked: a block's `valid` behind its last piece) and issues
+        the group's next piece's
         read, so that the multicast overlaps the next read (a read barrier waits for
         every read in flight: with all the group's blocks read at once, the first
         multicast would wait for the last read); a receiver pushes each block on its
@@ -1108,22 +1109,19 @@ def _multicast(
                 member, rows = piece
                 l1 = members[member][1]
                 emit(d2m.DMAWaitOp(reads[l1, piece]), send)
-                last = position + 1 == len(pieces)
-                # a piece before the last: the next piece and its block's `valid` follow
-                # it on the path it keeps (linked), so `valid` lands after every piece
-                # of the block, and the receivers take a block while the next is read
-                # (the write barriers wait for the last piece)
-                multicasts.append(emit(d2m.DMAMulticastOp(l1, l1, sender, shape, not last, rows), send).tx)
+                # linked: the next piece and the block's `valid` follow it on the path
+                # it keeps, so `valid` lands after every piece of the block, and the
+                # receivers take a block while the next is read
+                multicasts.append(emit(d2m.DMAMulticastOp(l1, l1, sender, shape, True, rows), send).tx)
                 ends_block = rows is None or rows[1] == _tile_rows(l1)
-                if ends_block and not last:
+                if ends_block:
                     emit(d2m.SemaphoreSetOp(operands=[valids[member], constant(1), sender, shape]), send)
-                if not last:  # the next piece's read overlaps this piece's multicast
+                if position + 1 < len(pieces):  # the next piece's read overlaps this multicast
                     read(members, pieces[position + 1], send)
                 if ends_block:  # the block goes to compute before its multicast is through
                     _push(writer, send, [members[member]])
-            for tx in multicasts:
+            for tx in multicasts:  # before the sender's CB slots are written again
                 emit(d2m.DMAWaitOp(tx), send)
-            emit(d2m.SemaphoreSetOp(operands=[valids[-1], constant(1), sender, shape]), send)
             if send is not branch:  # no receivers: the other pieces read at once, then waited for
                 send.add_op(scf.YieldOp())
                 alone = Block()

@@ -66,10 +66,10 @@
 // CHECK-NEXT:            scf.if %[[ANY]] {
 // CHECK-NEXT:              d2m.semaphore_wait %b_ready_1, %[[RECEIVERS]] reset %[[C0]]
 // CHECK-NEXT:              d2m.dma_wait %[[TX]]
-// CHECK-NEXT:              %[[MC:.*]] = d2m.dma_mcast %[[B_BLK]], %[[B_BLK]] core[%[[RY]], %[[C0]]] mcast[%{{.*}}, %[[CORES]]] :
+// CHECK-NEXT:              %[[MC:.*]] = d2m.dma_mcast %[[B_BLK]], %[[B_BLK]] core[%[[RY]], %[[C0]]] mcast[%{{.*}}, %[[CORES]]] linked :
+// CHECK-NEXT:              d2m.semaphore_set %b_valid_1, %{{.*}} core[%[[RY]], %[[C0]]] mcast[%{{.*}}, %[[CORES]]]
 // CHECK-NEXT:              d2m.push %[[B_CB:.*]] :
 // CHECK-NEXT:              d2m.dma_wait %[[MC]]
-// CHECK-NEXT:              d2m.semaphore_set %b_valid_1, %{{.*}} core[%[[RY]], %[[C0]]] mcast[%{{.*}}, %[[CORES]]]
 // No receivers: only the read's wait
 // CHECK-NEXT:            } else {
 // CHECK-NEXT:              d2m.dma_wait %[[TX]]
@@ -97,10 +97,10 @@
 // CHECK-NEXT:              scf.if %[[ANY1]] {
 // CHECK-NEXT:                d2m.semaphore_wait %b_ready_1, %[[RECEIVERS1]] reset %[[C0]]
 // CHECK-NEXT:                d2m.dma_wait %[[TX1]]
-// CHECK-NEXT:                %[[MC1:.*]] = d2m.dma_mcast %[[B_BLK]], %[[B_BLK]] core[%[[RY]], %[[START]]] mcast[%[[C1]], %[[CORES1]]] :
+// CHECK-NEXT:                %[[MC1:.*]] = d2m.dma_mcast %[[B_BLK]], %[[B_BLK]] core[%[[RY]], %[[START]]] mcast[%[[C1]], %[[CORES1]]] linked :
+// CHECK-NEXT:                d2m.semaphore_set %b_back_valid_1, %[[C1]] core[%[[RY]], %[[START]]] mcast[%[[C1]], %[[CORES1]]]
 // CHECK-NEXT:                d2m.push %[[B_CB]]
 // CHECK-NEXT:                d2m.dma_wait %[[MC1]]
-// CHECK-NEXT:                d2m.semaphore_set %b_back_valid_1, %[[C1]] core[%[[RY]], %[[START]]] mcast[%[[C1]], %[[CORES1]]]
 // CHECK:                 } else {
 // CHECK:                 } else {
 // CHECK-NEXT:              %[[JOINING:.*]] = arith.cmpi eq, %[[STEP]], %[[C0]] : index
@@ -195,11 +195,11 @@ func.func @unequal_heads(%a: !dram3, %b: !dram3, %out: !dram3) {
 // CHECK-NEXT:              %[[CTX:.*]] = d2m.dma_read %c
 // CHECK-NEXT:              d2m.push %[[B_CB:[^ ]*]] :
 // CHECK-NEXT:              d2m.dma_wait %[[CTX]]
-// CHECK-NEXT:              %[[CMC:.*]] = d2m.dma_mcast {{.*}}] :
+// CHECK-NEXT:              %[[CMC:.*]] = d2m.dma_mcast {{.*}}] linked :
+// CHECK-NEXT:              d2m.semaphore_set %c_valid_1
 // CHECK-NEXT:              d2m.push %[[C_CB:[^ ]*]] :
 // CHECK-NEXT:              d2m.dma_wait %[[BMC]]
 // CHECK-NEXT:              d2m.dma_wait %[[CMC]]
-// CHECK-NEXT:              d2m.semaphore_set %c_valid_1
 // CHECK-NEXT:            } else {
 // CHECK-NEXT:              %[[ALONE:.*]] = d2m.dma_read %c
 // CHECK-NEXT:              d2m.dma_wait %[[BTX]]

@@ -75,10 +75,10 @@ func.func @stream_shard(%in: !dram, %out: !dram) {
 // (sender or receiver of each) pick one of four branches, in which its DRAM reads (the
 // first block of each group it sends) and its `ready`s go first, then the handshakes
 // it sends, then those it receives (a send waits only for `ready`s, all sent before
-// any handshake: core (0, 0) multicasts b before it waits for a). A sender pushes its block to compute before the multicast's
-// write barrier (compute only reads it), then sets `valid`; a receiver pushes once
-// `valid` is set. A one-block handshake's multicast is not linked (a barrier follows
-// it). `out` (m, n) is written once per (m, n), after the K loop.
+// any handshake: core (0, 0) multicasts b before it waits for a). A sender multicasts
+// its block linked to the `valid` it sets right after (so `valid` lands after the
+// block), pushes the block to compute (compute only reads it), then waits for the
+// multicast; a receiver pushes once `valid` is set. `out` (m, n) is written once per (m, n), after the K loop.
 // CHECK-LABEL: func.func @matmul_multicast
 // CHECK:       }, {
 // CHECK-NEXT:  ^bb0(%[[A_CB:[^:]*]]: !d2m.cb<{{.*}}>, %[[B_CB:[^:]*]]: !d2m.cb<{{.*}}>, %{{[^:]*}}: !d2m.cb<{{.*}}>, %[[A_READY:[^:]*]]: !d2m.semaphore, %[[A_VALID:[^:]*]]: !d2m.semaphore, %[[B_READY:[^:]*]]: !d2m.semaphore, %[[B_VALID:[^:]*]]: !d2m.semaphore):
@@ -104,25 +104,25 @@ func.func @stream_shard(%in: !dram, %out: !dram) {
 // CHECK-NEXT:              %[[BTX:.*]] = d2m.dma_read %b[%{{.*}}, %{{.*}}], %[[B_BLK]]
 // CHECK-NEXT:              d2m.semaphore_wait %[[A_READY]], %[[C2]] reset %[[C0]]
 // CHECK-NEXT:              d2m.dma_wait %[[ATX]]
-// CHECK-NEXT:              %[[MC:.*]] = d2m.dma_mcast %[[A_BLK]], %[[A_BLK]] core[%[[Y]], %[[C0]]] mcast[%[[C1]], %[[C3]]] :
+// CHECK-NEXT:              %[[MC:.*]] = d2m.dma_mcast %[[A_BLK]], %[[A_BLK]] core[%[[Y]], %[[C0]]] mcast[%[[C1]], %[[C3]]] linked :
+// CHECK-NEXT:              d2m.semaphore_set %[[A_VALID]], %[[C1]] core[%[[Y]], %[[C0]]] mcast[%[[C1]], %[[C3]]]
 // CHECK-NEXT:              d2m.push %[[A_CB]]
 // CHECK-NEXT:              d2m.dma_wait %[[MC]]
-// CHECK-NEXT:              d2m.semaphore_set %[[A_VALID]], %[[C1]] core[%[[Y]], %[[C0]]] mcast[%[[C1]], %[[C3]]]
 // CHECK-NEXT:              d2m.semaphore_wait %[[B_READY]], %[[C1]] reset %[[C0]]
 // CHECK-NEXT:              d2m.dma_wait %[[BTX]]
-// CHECK-NEXT:              %[[MC:.*]] = d2m.dma_mcast %[[B_BLK]], %[[B_BLK]] core[%[[C0]], %[[X]]] mcast[%[[C2]], %[[C1]]] :
+// CHECK-NEXT:              %[[MC:.*]] = d2m.dma_mcast %[[B_BLK]], %[[B_BLK]] core[%[[C0]], %[[X]]] mcast[%[[C2]], %[[C1]]] linked :
+// CHECK-NEXT:              d2m.semaphore_set %[[B_VALID]], %[[C1]] core[%[[C0]], %[[X]]] mcast[%[[C2]], %[[C1]]]
 // CHECK-NEXT:              d2m.push %[[B_CB]]
 // CHECK-NEXT:              d2m.dma_wait %[[MC]]
-// CHECK-NEXT:              d2m.semaphore_set %[[B_VALID]], %[[C1]] core[%[[C0]], %[[X]]] mcast[%[[C2]], %[[C1]]]
 // CHECK-NEXT:            } else {
 // CHECK-NEXT:              %[[ATX:.*]] = d2m.dma_read %a
 // CHECK-NEXT:              d2m.semaphore_inc %[[B_READY]], %[[C1]] core[%[[B_ROW]], %[[X]]]
 // CHECK-NEXT:              d2m.semaphore_wait %[[A_READY]]
 // CHECK-NEXT:              d2m.dma_wait %[[ATX]]
 // CHECK-NEXT:              %{{.*}} = d2m.dma_mcast %[[A_BLK]]
+// CHECK-NEXT:              d2m.semaphore_set %[[A_VALID]]
 // CHECK-NEXT:              d2m.push %[[A_CB]]
 // CHECK-NEXT:              d2m.dma_wait
-// CHECK-NEXT:              d2m.semaphore_set %[[A_VALID]]
 // CHECK-NEXT:              d2m.semaphore_wait %[[B_VALID]], %[[C1]] reset %[[C0]]
 // CHECK-NEXT:              d2m.push %[[B_CB]]
 // CHECK-NEXT:            }
@@ -133,9 +133,9 @@ func.func @stream_shard(%in: !dram, %out: !dram) {
 // CHECK-NEXT:              d2m.semaphore_wait %[[B_READY]]
 // CHECK-NEXT:              d2m.dma_wait %[[BTX]]
 // CHECK-NEXT:              %{{.*}} = d2m.dma_mcast %[[B_BLK]]
+// CHECK-NEXT:              d2m.semaphore_set %[[B_VALID]]
 // CHECK-NEXT:              d2m.push %[[B_CB]]
 // CHECK-NEXT:              d2m.dma_wait
-// CHECK-NEXT:              d2m.semaphore_set %[[B_VALID]]
 // CHECK-NEXT:              d2m.semaphore_wait %[[A_VALID]], %[[C1]] reset %[[C0]]
 // CHECK-NEXT:              d2m.push %[[A_CB]]
 // CHECK-NEXT:            } else {
@@ -210,8 +210,8 @@ func.func @explicit_and_unused(%in: !dram, %unused: !dram, %out: !dram) {
 // and v) share one handshake: one `ready`, a `valid` each. k's read issued, then,
 // once it is through, k multicast, linked to its `valid` (set right after: it follows
 // k on the path k's multicast keeps, so it lands after k), v's read issued while k's
-// multicast is on its way, k pushed; then v multicast (not linked: its write barrier
-// follows), pushed, the write barriers and v's `valid`. A receiver pushes k on k's
+// multicast is on its way, k pushed; then v multicast, linked to its `valid` the same
+// way, pushed, and the write barriers. A receiver pushes k on k's
 // `valid`, v on v's. The compute thread waits for each block where it first uses it:
 // the wait on v moves after the op using k.
 // CHECK-LABEL: func.func @one_handshake
@@ -234,11 +234,11 @@ func.func @explicit_and_unused(%in: !dram, %unused: !dram, %out: !dram) {
 // CHECK-NEXT:      %[[VTX:.*]] = d2m.dma_read %v[{{.*}}], %[[V_BLK]]
 // CHECK-NEXT:      d2m.push %[[K_CB]]
 // CHECK-NEXT:      d2m.dma_wait %[[VTX]]
-// CHECK-NEXT:      %[[VMC:.*]] = d2m.dma_mcast %[[V_BLK]], %[[V_BLK]] {{.*}}] :
+// CHECK-NEXT:      %[[VMC:.*]] = d2m.dma_mcast %[[V_BLK]], %[[V_BLK]] {{.*}}] linked :
+// CHECK-NEXT:      d2m.semaphore_set %[[V_VALID]]
 // CHECK-NEXT:      d2m.push %[[V_CB]]
 // CHECK-NEXT:      d2m.dma_wait %[[KMC]]
 // CHECK-NEXT:      d2m.dma_wait %[[VMC]]
-// CHECK-NEXT:      d2m.semaphore_set %[[V_VALID]]
 // CHECK-NEXT:    } else {
 // CHECK-NEXT:      d2m.semaphore_inc %[[READY]]
 // CHECK-NEXT:      d2m.semaphore_wait %[[K_VALID]]

@@ -14,10 +14,9 @@
 // three, rows (0, 3), (3, 6), (6, 10), and v's 1x10x3 bf16 tiles (60 KiB) in two, rows
 // (0, 5), (5, 10) (blocks under 32 KiB go whole: generate.mlir). Each piece is
 // multicast once its read is through (its `dma_wait`), linked, and the next piece's
-// read is issued behind it; k's `valid` follows its last piece (linked too: v's
-// multicast comes after), then v's first read, k's push; v's last piece is not linked.
-// The write barriers wait for every multicast, then v's `valid`. The receivers are
-// unchanged: a push per `valid`.
+// read is issued behind it; k's `valid` follows its last piece (linked too), then v's
+// first read, k's push; v's the same, and the write barriers wait for every multicast.
+// The receivers are unchanged: a push per `valid`.
 // CHECK-LABEL: func.func @pieces
 // CHECK:       }, {
 // CHECK-NEXT:  ^bb0(%[[K_CB:[^:]*]]: !d2m.cb<{{.*}}>, %[[V_CB:[^:]*]]: !d2m.cb<{{.*}}>, %{{[^:]*}}: !d2m.cb<{{.*}}>, %[[READY:k_v_ready[^:]*]]: !d2m.semaphore, %[[K_VALID:k_valid[^:]*]]: !d2m.semaphore, %[[V_VALID:v_valid[^:]*]]: !d2m.semaphore):
@@ -41,14 +40,14 @@
 // CHECK-NEXT:      %[[MV0:.*]] = d2m.dma_mcast %[[V_BLK]], %[[V_BLK]] core[{{.*}}] mcast[{{.*}}] rows(0, 5) linked :
 // CHECK-NEXT:      %[[V1:.*]] = d2m.dma_read %v[{{.*}}], %[[V_BLK]] rows(5, 10) :
 // CHECK-NEXT:      d2m.dma_wait %[[V1]]
-// CHECK-NEXT:      %[[MV1:.*]] = d2m.dma_mcast %[[V_BLK]], %[[V_BLK]] core[{{.*}}] mcast[{{.*}}] rows(5, 10) :
+// CHECK-NEXT:      %[[MV1:.*]] = d2m.dma_mcast %[[V_BLK]], %[[V_BLK]] core[{{.*}}] mcast[{{.*}}] rows(5, 10) linked :
+// CHECK-NEXT:      d2m.semaphore_set %[[V_VALID]]
 // CHECK-NEXT:      d2m.push %[[V_CB]]
 // CHECK-NEXT:      d2m.dma_wait %[[M0]]
 // CHECK-NEXT:      d2m.dma_wait %[[M1]]
 // CHECK-NEXT:      d2m.dma_wait %[[M2]]
 // CHECK-NEXT:      d2m.dma_wait %[[MV0]]
 // CHECK-NEXT:      d2m.dma_wait %[[MV1]]
-// CHECK-NEXT:      d2m.semaphore_set %[[V_VALID]]
 // CHECK-NEXT:    } else {
 // CHECK-NEXT:      d2m.semaphore_inc %[[READY]]
 // CHECK-NEXT:      d2m.semaphore_wait %[[K_VALID]]
@@ -82,7 +81,7 @@ func.func @pieces(%k: !k_dram, %v: !v_dram, %out: !o_dram) {
 // CHECK:         %[[X:.*]] = d2m.dma_read %x[{{.*}}], %{{[^ ]*}} :
 // CHECK-NEXT:    d2m.semaphore_wait
 // CHECK-NEXT:    d2m.dma_wait %[[X]]
-// CHECK-NEXT:    d2m.dma_mcast %{{[^ ]*}}, %{{[^ ]*}} core[{{.*}}] mcast[{{.*}}] :
+// CHECK-NEXT:    d2m.dma_mcast %{{[^ ]*}}, %{{[^ ]*}} core[{{.*}}] mcast[{{.*}}] linked :
 // CHECK-NOT:     rows(
 // CHECK:       }, {
 func.func @rows_not_one_run(%x: memref<2x8x4x!tile, #ttcore.memory_space<dram>>, %out: memref<4x2x!tile, #ttcore.memory_space<dram>>) {
@@ -118,11 +117,11 @@ func.func @rows_not_one_run(%x: memref<2x8x4x!tile, #ttcore.memory_space<dram>>,
 // CHECK-NEXT:            %[[M0:.*]] = d2m.dma_mcast %[[B_BLK]], %[[B_BLK]] core[{{.*}}] mcast[{{.*}}] rows(0, 8) linked :
 // CHECK-NEXT:            %[[B1:.*]] = d2m.dma_read %b[{{.*}}], %[[B_BLK]] rows(8, 16) :
 // CHECK-NEXT:            d2m.dma_wait %[[B1]]
-// CHECK-NEXT:            %[[M1:.*]] = d2m.dma_mcast %[[B_BLK]], %[[B_BLK]] core[{{.*}}] mcast[{{.*}}] rows(8, 16) :
+// CHECK-NEXT:            %[[M1:.*]] = d2m.dma_mcast %[[B_BLK]], %[[B_BLK]] core[{{.*}}] mcast[{{.*}}] rows(8, 16) linked :
+// CHECK-NEXT:            d2m.semaphore_set %b_valid_1
 // CHECK-NEXT:            d2m.push %[[B_CB:[^ ]*]] :
 // CHECK-NEXT:            d2m.dma_wait %[[M0]]
 // CHECK-NEXT:            d2m.dma_wait %[[M1]]
-// CHECK-NEXT:            d2m.semaphore_set %b_valid_1
 // CHECK-NEXT:          } else {
 // CHECK-NEXT:            %[[ALONE:.*]] = d2m.dma_read %b[{{.*}}], %[[B_BLK]] rows(8, 16) :
 // CHECK-NEXT:            d2m.dma_wait %[[B0]]
@@ -135,8 +134,8 @@ func.func @rows_not_one_run(%x: memref<2x8x4x!tile, #ttcore.memory_space<dram>>,
 // CHECK-NEXT:            d2m.dma_mcast %[[B_BLK]], %[[B_BLK]] core[{{.*}}] mcast[{{.*}}] rows(0, 8) linked :
 // CHECK-NEXT:            %[[BACK1:.*]] = d2m.dma_read %b[{{.*}}], %[[B_BLK]] rows(8, 16) :
 // CHECK-NEXT:            d2m.dma_wait %[[BACK1]]
-// CHECK-NEXT:            d2m.dma_mcast %[[B_BLK]], %[[B_BLK]] core[{{.*}}] mcast[{{.*}}] rows(8, 16) :
-// CHECK:                 d2m.semaphore_set %b_back_valid_1
+// CHECK-NEXT:            d2m.dma_mcast %[[B_BLK]], %[[B_BLK]] core[{{.*}}] mcast[{{.*}}] rows(8, 16) linked :
+// CHECK-NEXT:            d2m.semaphore_set %b_back_valid_1
 // CHECK:             %[[OWN:.*]] = d2m.dma_read %b[{{.*}}], %[[B_BLK]] :
 // CHECK-NEXT:        d2m.dma_wait %[[OWN]]
 func.func @pieces_in_rounds(%a: !dram, %b: !dram, %out: !dram) {
