@@ -32,6 +32,11 @@ needs at the kernel's fidelity, spread evenly over the cores), the DRAM floor (Q
 read and O written once) and the NoC floor (the K/V bytes each core needs at one port's
 bandwidth) — and `of roof`, the roofline over the achieved modeled cycles.
 
+Last in a row, the critical core's start and end (from a trace of that core, a second
+run): when its first matmul begins, waiting for its first Q and K/V chunks, and how
+long the run goes on after its compute thread's last op, writing its last O chunk
+(docs/flash_attention.md, "Why the start and end do not shrink with the work").
+
 After the table, per shape with both a causal and a non-causal implicit row: the
 achieved causal / non-causal cycle ratio, and the same ratio of their compute floors
 (what it would be if both ran at their floors; a causal kernel can only beat that ratio
@@ -46,6 +51,7 @@ import argparse
 import math
 import statistics
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -53,6 +59,7 @@ import torch
 from results import Results, progress
 
 from ttlang.device import FIDELITY_PHASES, load_device
+from ttlang.runtime import trace
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -116,6 +123,19 @@ def bottleneck(report) -> str:
     else:
         name = "compute"
     return f"{name} (compute busy {busy:.0%}, waits {waiting:.0%}; max/mean core {imbalance:.2f})"
+
+
+def start_and_drain(compiled, report) -> tuple[int, int]:
+    """The critical core's first `matmul_tiles` start and the cycles the run lasts past
+    its compute thread's last op, from a trace of that core (a second run)."""
+    core = tuple(report.critical_core)
+    with tempfile.TemporaryDirectory() as directory:
+        path = Path(directory) / "trace.json"
+        compiled.artifact.trace(path, cores=[core])
+        compute = trace.load(path).slices[core, "compute"]
+    first_matmul = next(s.start for s in compute if s.name == "matmul_tiles")
+    last_op = max(s.end for s in compute if not s.waiting)
+    return first_matmul, report.cycles - last_op
 
 
 def roofline(compiled, fidelity: str, cores: int) -> tuple[int, int, int]:
@@ -211,6 +231,7 @@ def main() -> None:
         tflops = compiled.flops / seconds / 1e12
         peak = fa.N150_CORES * fa.PEAK_FLOP_PER_CYCLE[report.math_fidelity] * report.clock_hz / 1e12
         floors = roofline(compiled, report.math_fidelity, fa.N150_CORES)
+        first_matmul, drain = start_and_drain(compiled, report)
         compiles = compile_seconds(fa, compiled, options.compiles)
         all_compiles += compiles
         if kernel == "implicit":
@@ -221,7 +242,8 @@ def main() -> None:
             f"{emulator_seconds:>7.2f} {report.cycles:>9} {tflops:>8.2f} "
             f"{100 * tflops / peak:>6.1f}% "
             f"{max(floors):>9} {max(floors) / report.cycles:>7.2f}  {bottleneck(report)}; floors "
-            f"compute/DRAM/NoC {'/'.join(map(str, floors))}",
+            f"compute/DRAM/NoC {'/'.join(map(str, floors))}; first matmul at "
+            f"{first_matmul / 1000:.1f}k, {drain / 1000:.1f}k after compute",
             flush=True,
         )
         results.add(
@@ -236,6 +258,8 @@ def main() -> None:
             tflops=tflops,
             peak_percent=100 * tflops / peak,
             bottleneck=bottleneck(report),
+            first_matmul_cycle=first_matmul,
+            cycles_after_compute=drain,
         )
     print(f"peak: n150 8x8 at {report.math_fidelity}, {peak:.0f} TFLOP/s; clock 1 GHz")
     for (shape, causal), (cycles, floor) in implicit_rows.items():
