@@ -1,0 +1,123 @@
+"""Implicit operands (generated data movement, docs/dsl.md "Implicit operands") on random
+grids, block shapes and loop trip counts, against torch. Each case is drawn from its
+seed:
+
+- `matmul`: a (m, k) @ b (k, n) with K streamed in blocks, blocks of (bm, bk) and
+  (bk, bn) tiles (not square), one or two output blocks per core along each grid dim:
+  a is multicast along grid rows, b down grid columns;
+- `broadcast`: x · r + c − s with r the same for every block row (map `(0, j)`: read
+  once per grid column and multicast down it), c the same for every block column
+  (`(i, 0)`: multicast along each grid row, moved once per block row, outside the
+  column loop) and s one block for the whole grid (`(0, 0)`: core (0, 0) multicasts
+  it to every core, once).
+
+Grids run from 1x1 to the 8x8 device, so the senders' diagonals (docs/passes.md,
+d2m-generate-datamovement, *Senders*) fall on every kind of line: a single core,
+lines of one, rows longer than columns and the reverse."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import pytest
+import torch
+
+from e2e_kernels import TILE, assert_close, random_bf16
+from ttlang import Program, compute, pykernel_gen, zeros
+
+SEEDS = range(16)
+
+
+def draw(seed: int) -> dict:
+    rng = random.Random(seed)
+    return {
+        "kind": ("matmul", "broadcast")[seed % 2],
+        "grid": (rng.randint(1, 8), rng.randint(1, 8)),
+        "block": (rng.randint(1, 2), rng.randint(1, 2), rng.randint(1, 2)),
+        "per_core": (rng.randint(1, 2), rng.randint(1, 2)),
+        "k_blocks": rng.randint(1, 3),
+    }
+
+
+def matmul(grid, block, per_core, k_blocks, seed):
+    bm, bk, bn = block
+
+    @pykernel_gen(
+        grid=grid,
+        block_factors=[(bm, bk), (bk, bn), (bm, bn)],
+        indexing_maps=[lambda m, n, k: (m, k), lambda m, n, k: (k, n), lambda m, n, k: (m, n)],
+        iterator_types=["parallel", "parallel", "reduction"],
+    )
+    def kernel(a, b, out):
+        @compute()
+        def mm(a_cb, b_cb, out_cb):
+            for _ in range(per_core[0] * per_core[1]):
+                acc = zeros((bm * TILE, bn * TILE))
+                for _ in range(k_blocks):
+                    with a_cb.wait() as a_blk, b_cb.wait() as b_blk:
+                        acc = acc + a_blk @ b_blk
+                with out_cb.reserve() as o:
+                    o.store(acc)
+
+        return Program(mm)(a, b, out)
+
+    m, n, k = grid[0] * per_core[0] * bm, grid[1] * per_core[1] * bn, k_blocks * bk
+    a = random_bf16((m * TILE, k * TILE), -1, 1, seed=seed)
+    b = random_bf16((k * TILE, n * TILE), -1, 1, seed=seed + 1000)
+    out = torch.zeros((m * TILE, n * TILE), dtype=torch.bfloat16)
+    kernel(a, b, out)
+    expected = a.double() @ b.double()
+    # bf16 products summed in DST, the running sum rounded to bf16 once per K block:
+    # k_blocks roundings of half an ulp (2^-8 relative) of at most the largest |sum|
+    largest = 2.0 ** math.ceil(math.log2(expected.abs().max().item()))
+    assert_close(out, expected, max_abs=(k_blocks + 1) * 2**-8 * largest, min_pcc=0.9999)
+
+
+def broadcast(grid, block, per_core, seed):
+    br, bc = block[:2]
+
+    @pykernel_gen(
+        grid=grid,
+        block_factors=[(br, bc)] * 5,
+        indexing_maps=[
+            lambda i, j: (i, j),
+            lambda i, j: (0, j),
+            lambda i, j: (i, 0),
+            lambda i, j: (0, 0),
+            lambda i, j: (i, j),
+        ],
+    )
+    def kernel(x, r, c, s, out):
+        @compute()
+        def apply(x_cb, r_cb, c_cb, s_cb, out_cb):
+            with s_cb.wait() as s_blk:
+                for _ in range(per_core[0]):
+                    with c_cb.wait() as c_blk:
+                        for _ in range(per_core[1]):
+                            with x_cb.wait() as x_blk, r_cb.wait() as r_blk, out_cb.reserve() as o:
+                                o.store(x_blk * r_blk + c_blk - s_blk)
+
+        return Program(apply)(x, r, c, s, out)
+
+    rows, cols = grid[0] * per_core[0] * br * TILE, grid[1] * per_core[1] * bc * TILE
+    x = random_bf16((rows, cols), -1, 1, seed=seed)
+    r = random_bf16((br * TILE, cols), -1, 1, seed=seed + 1)
+    c = random_bf16((rows, bc * TILE), -1, 1, seed=seed + 2)
+    s = random_bf16((br * TILE, bc * TILE), -1, 1, seed=seed + 3)
+    out = torch.zeros((rows, cols), dtype=torch.bfloat16)
+    kernel(x, r, c, s, out)
+    tile_rows, tile_cols = rows // (br * TILE), cols // (bc * TILE)
+    expected = x.double() * r.double().repeat(tile_rows, 1) + c.double().repeat(1, tile_cols)
+    expected -= s.double().repeat(tile_rows, tile_cols)
+    # |result| <= 3; three results rounded to bf16 (2^-8 relative): 3 * 2^-8 * 4
+    assert_close(out, expected, max_abs=0.05, min_pcc=0.999)
+
+
+@pytest.mark.parametrize("seed", SEEDS, ids=lambda seed: f"{seed}-{'-'.join(map(str, draw(seed)['grid']))}")
+def test_implicit_operands_random(seed):
+    case = draw(seed)
+    if case["kind"] == "matmul":
+        matmul(case["grid"], case["block"], case["per_core"], case["k_blocks"], seed)
+    else:
+        broadcast(case["grid"], case["block"], case["per_core"], seed)
