@@ -9,7 +9,12 @@ seed:
   once per grid column and multicast down it), c the same for every block column
   (`(i, 0)`: multicast along each grid row, moved once per block row, outside the
   column loop) and s one block for the whole grid (`(0, 0)`: core (0, 0) multicasts
-  it to every core, once).
+  it to every core, once);
+- `bounded`: a triangle (docs/dsl.md, "Triangles"): out block i = a block i + the sum
+  of b blocks 0 .. bound(i) - 1 on a 1 x C grid, the bound drawn from four shapes
+  (growing, shrinking, halved, constant) and the deal `contiguous` or `serpentine`
+  (odd rounds walk backwards); b is multicast along the row in the rounds where the
+  cores' bounds allow it, by the first core or, backwards, the last.
 
 Grids run from 1x1 to the 8x8 device, so the senders' diagonals (docs/passes.md,
 d2m-generate-datamovement, *Senders*) fall on every kind of line: a single core,
@@ -24,20 +29,71 @@ import pytest
 import torch
 
 from e2e_kernels import TILE, assert_close, random_bf16
-from ttlang import Program, compute, pykernel_gen, zeros
+from ttlang import Program, block_index, compute, pykernel_gen, zeros
 
-SEEDS = range(16)
+SEEDS = range(18)
+BOUNDS = {
+    "diagonal": lambda rows: lambda i, j: i + 1,
+    "reversed": lambda rows: lambda i, j: rows - i,
+    "halved": lambda rows: lambda i, j: (i + 2) // 2,
+    "constant": lambda rows: lambda i, j: rows // 2 + 1,
+}
 
 
 def draw(seed: int) -> dict:
     rng = random.Random(seed)
     return {
-        "kind": ("matmul", "broadcast")[seed % 2],
+        "kind": ("matmul", "broadcast", "bounded")[seed % 3],
         "grid": (rng.randint(1, 8), rng.randint(1, 8)),
         "block": (rng.randint(1, 2), rng.randint(1, 2), rng.randint(1, 2)),
         "per_core": (rng.randint(1, 2), rng.randint(1, 2)),
         "k_blocks": rng.randint(1, 3),
+        "bound": rng.choice(sorted(BOUNDS)),
+        "deal": rng.choice(("contiguous", "serpentine")),
     }
+
+
+def bounded(grid, block, per_core, bound_name, deal, seed):
+    rows = grid[1] * per_core[0] * 2  # blocks of a and out: two or four per core
+    br = block[0]
+    bound = BOUNDS[bound_name](rows)
+    blocks_per_core = rows // grid[1]
+
+    @pykernel_gen(
+        grid=(1, grid[1]),
+        block_factors=[(br, 1)] * 3,
+        indexing_maps=[lambda i, j: (i, 0), lambda i, j: (j, 0), lambda i, j: (i, 0)],
+        iterator_types=["parallel", "reduction"],
+        loop_bounds=[None, bound],
+        deal=deal,
+    )
+    def kernel(a, b, out):
+        @compute()
+        def apply(a_cb, b_cb, out_cb):
+            for n in range(blocks_per_core):
+                with a_cb.wait() as x:
+                    total = x + 0.0
+                    for _ in range(bound(block_index(0, n), 0)):
+                        with b_cb.wait() as y:
+                            total = total + y
+                with out_cb.reserve() as o:
+                    o.store(total)
+
+        return Program(apply)(a, b, out)
+
+    a = random_bf16((rows * br * TILE, TILE), -1, 1, seed=seed)
+    b = random_bf16((rows * br * TILE, TILE), -1, 1, seed=seed + 1)
+    out = torch.zeros_like(a)
+    kernel(a, b, out)
+    expected = a.double().clone()
+    height = br * TILE
+    for i in range(rows):
+        for j in range(bound(i, 0)):
+            expected[i * height : (i + 1) * height] += b.double()[j * height : (j + 1) * height]
+    # sums of up to `rows` + 1 values below 1, rounded to bf16 after each add:
+    # rows roundings of half an ulp (2^-8 relative) of at most the largest |sum|
+    largest = 2.0 ** math.ceil(math.log2(expected.abs().max().item()))
+    assert_close(out, expected, max_abs=(rows + 1) * 2**-8 * largest, min_pcc=0.999)
 
 
 def matmul(grid, block, per_core, k_blocks, seed):
@@ -119,5 +175,7 @@ def test_implicit_operands_random(seed):
     case = draw(seed)
     if case["kind"] == "matmul":
         matmul(case["grid"], case["block"], case["per_core"], case["k_blocks"], seed)
-    else:
+    elif case["kind"] == "broadcast":
         broadcast(case["grid"], case["block"], case["per_core"], seed)
+    else:
+        bounded(case["grid"], case["block"], case["per_core"], case["bound"], case["deal"], seed)
