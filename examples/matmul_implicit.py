@@ -17,13 +17,15 @@ from ttlang import Program, compute, pykernel_gen, zeros
 TILE = 32
 
 
-def matmul_kernel(grid, block: int, k_blocks: int, out_blocks: int):
-    """out = a @ b in `block` x `block`-tile blocks: K in `k_blocks` blocks, `out_blocks`
-    output blocks per core."""
+def matmul_kernel(grid, block: int | tuple[int, int, int], k_blocks: int, out_blocks: int):
+    """out = a @ b in `block` x `block`-tile blocks (or, `block` = (bm, bk, bn), blocks of
+    a of bm x bk tiles and of b of bk x bn): K in `k_blocks` blocks, `out_blocks` output
+    blocks per core."""
+    bm, bk, bn = (block,) * 3 if isinstance(block, int) else block
 
     @pykernel_gen(
         grid=grid,
-        block_factors=[(block, block)] * 3,
+        block_factors=[(bm, bk), (bk, bn), (bm, bn)],
         indexing_maps=[lambda m, n, k: (m, k), lambda m, n, k: (k, n), lambda m, n, k: (m, n)],
         iterator_types=["parallel", "parallel", "reduction"],
     )
@@ -31,7 +33,7 @@ def matmul_kernel(grid, block: int, k_blocks: int, out_blocks: int):
         @compute()
         def mm(a_cb, b_cb, out_cb):
             for _ in range(out_blocks):
-                acc = zeros((block * TILE, block * TILE))
+                acc = zeros((bm * TILE, bn * TILE))
                 for _ in range(k_blocks):
                     with a_cb.wait() as a_blk, b_cb.wait() as b_blk:
                         acc = acc + a_blk @ b_blk

@@ -1031,7 +1031,9 @@ def _multicast(
     first step of its backward loop waits for the sender's `go` (`_joiners`) before
     its `ready`."""
     emit, constant = writer.emit, writer.constant
-    sender_of = {shared: _sender(writer, block, shared, backward, receivers_of is not None) for shared, _, _ in groups}
+    counted = receivers_of is not None
+    sender_of = {shared: _sender(writer, block, shared, backward, counted) for shared, _, _ in groups}
+    pieces_of = [_pieces(members) for _, _, members in groups]
     conditions = []
     for shared, _, _ in groups:
         is_sender = None
@@ -1058,9 +1060,9 @@ def _multicast(
             _, l1, source, indices = members[position]
             reads[l1, piece] = emit(d2m.DMAReadOp(source, indices, l1, rows), at).tx
 
-        for (_, _, members), sending in zip(groups, sends):
+        for (_, _, members), sending, pieces in zip(groups, sends, pieces_of):
             if sending:
-                read(members, _pieces(members)[0], branch)
+                read(members, pieces[0], branch)
 
         def arg(position: int) -> SSAValue:
             return writer.block.args[position]
@@ -1074,9 +1076,12 @@ def _multicast(
                 first = emit(arith.CmpiOp(step, constant(0), "eq"), branch).result
                 go = d2m.SemaphoreWaitOp(operands=[arg(semaphores.go), constant(1), [constant(0)]])
                 emit(scf.IfOp(first, [], Region(Block([go, scf.YieldOp()])), Region(Block([scf.YieldOp()]))), branch)
-            emit(d2m.SemaphoreIncOp(operands=[arg(semaphores.ready), constant(1), sender_of[shared]]), branch)
+            ready = arg(semaphores.ready)
+            emit(d2m.SemaphoreIncOp(operands=[ready, constant(1), sender_of[shared]]), branch)
         # the groups it sends first (stable: each kind in group order)
-        for (shared, semaphores, members), sending in sorted(zip(groups, sends), key=lambda item: not item[1]):
+        for (shared, semaphores, members), sending, pieces in sorted(
+            zip(groups, sends, pieces_of), key=lambda item: not item[1]
+        ):
             # backward rounds have their own `valid`s: a sender's set leaves its own word at 1
             valid_of = semaphores.back_valid if backward else semaphores.valid
             valids = [arg(valid_of[cb.index]) for cb, *_ in members]
@@ -1103,7 +1108,6 @@ def _multicast(
                 send = Block()
                 any_ = emit(arith.CmpiOp(receivers, constant(0), "ugt"), branch).result
             emit(d2m.SemaphoreWaitOp(operands=[arg(semaphores.ready), receivers, [constant(0)]]), send)
-            pieces = _pieces(members)
             multicasts = []
             for position, piece in enumerate(pieces):
                 member, rows = piece

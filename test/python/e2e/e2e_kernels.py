@@ -16,6 +16,7 @@ from ttlang import (
     CircularBuffer,
     Program,
     TensorAccessor,
+    block_index,
     compute,
     core_index,
     datamovement,
@@ -127,3 +128,36 @@ def tensor_shape(grid=GRID, block=BLOCK) -> tuple[int, int]:
 def random_bf16(shape, low: float, high: float, seed: int) -> torch.Tensor:
     generator = torch.Generator().manual_seed(seed)
     return (torch.rand(shape, generator=generator) * (high - low) + low).to(torch.bfloat16)
+
+
+def prefix_sum_kernel(grid, deal, bound, rows: int, decay=None, block_rows: int = 1):
+    """A triangle on implicit operands: out block i = a block i + the sum of b blocks
+    0 .. bound(i) - 1 (blocks of `block_rows` x 1 tiles, `rows` of them), the blocks of i
+    split over the grid's columns, j a reduction bounded by i; with `decay`, total =
+    total * decay + b block per step, which depends on their order."""
+
+    @pykernel_gen(
+        grid=grid,
+        block_factors=[(block_rows, 1)] * 3,
+        indexing_maps=[lambda i, j: (i, 0), lambda i, j: (j, 0), lambda i, j: (i, 0)],
+        iterator_types=["parallel", "reduction"],
+        loop_bounds=[None, bound],
+        deal=deal,
+    )
+    def prefix_sum(a, b, out):
+        per_core = rows // grid[1]
+
+        @compute()
+        def apply(a_cb, b_cb, out_cb):
+            for n in range(per_core):
+                with a_cb.wait() as x:
+                    total = x + 0.0
+                    for _ in range(bound(block_index(0, n), 0)):
+                        with b_cb.wait() as y:
+                            total = (total if decay is None else total * decay) + y
+                with out_cb.reserve() as o:
+                    o.store(total)
+
+        return Program(apply)(a, b, out)
+
+    return prefix_sum

@@ -28,8 +28,9 @@ import random
 import pytest
 import torch
 
-from e2e_kernels import TILE, assert_close, random_bf16
-from ttlang import Program, block_index, compute, pykernel_gen, zeros
+from e2e_kernels import TILE, assert_close, prefix_sum_kernel, random_bf16
+from examples.matmul_implicit import matmul_kernel
+from ttlang import Program, compute, pykernel_gen
 
 SEEDS = range(18)
 BOUNDS = {
@@ -57,30 +58,7 @@ def bounded(grid, block, per_core, bound_name, deal, seed):
     rows = grid[1] * per_core[0] * 2  # blocks of a and out: two or four per core
     br = block[0]
     bound = BOUNDS[bound_name](rows)
-    blocks_per_core = rows // grid[1]
-
-    @pykernel_gen(
-        grid=(1, grid[1]),
-        block_factors=[(br, 1)] * 3,
-        indexing_maps=[lambda i, j: (i, 0), lambda i, j: (j, 0), lambda i, j: (i, 0)],
-        iterator_types=["parallel", "reduction"],
-        loop_bounds=[None, bound],
-        deal=deal,
-    )
-    def kernel(a, b, out):
-        @compute()
-        def apply(a_cb, b_cb, out_cb):
-            for n in range(blocks_per_core):
-                with a_cb.wait() as x:
-                    total = x + 0.0
-                    for _ in range(bound(block_index(0, n), 0)):
-                        with b_cb.wait() as y:
-                            total = total + y
-                with out_cb.reserve() as o:
-                    o.store(total)
-
-        return Program(apply)(a, b, out)
-
+    kernel = prefix_sum_kernel((1, grid[1]), deal, bound, rows, block_rows=br)
     a = random_bf16((rows * br * TILE, TILE), -1, 1, seed=seed)
     b = random_bf16((rows * br * TILE, TILE), -1, 1, seed=seed + 1)
     out = torch.zeros_like(a)
@@ -98,26 +76,7 @@ def bounded(grid, block, per_core, bound_name, deal, seed):
 
 def matmul(grid, block, per_core, k_blocks, seed):
     bm, bk, bn = block
-
-    @pykernel_gen(
-        grid=grid,
-        block_factors=[(bm, bk), (bk, bn), (bm, bn)],
-        indexing_maps=[lambda m, n, k: (m, k), lambda m, n, k: (k, n), lambda m, n, k: (m, n)],
-        iterator_types=["parallel", "parallel", "reduction"],
-    )
-    def kernel(a, b, out):
-        @compute()
-        def mm(a_cb, b_cb, out_cb):
-            for _ in range(per_core[0] * per_core[1]):
-                acc = zeros((bm * TILE, bn * TILE))
-                for _ in range(k_blocks):
-                    with a_cb.wait() as a_blk, b_cb.wait() as b_blk:
-                        acc = acc + a_blk @ b_blk
-                with out_cb.reserve() as o:
-                    o.store(acc)
-
-        return Program(mm)(a, b, out)
-
+    kernel = matmul_kernel(grid, block, k_blocks, per_core[0] * per_core[1])
     m, n, k = grid[0] * per_core[0] * bm, grid[1] * per_core[1] * bn, k_blocks * bk
     a = random_bf16((m * TILE, k * TILE), -1, 1, seed=seed)
     b = random_bf16((k * TILE, n * TILE), -1, 1, seed=seed + 1000)

@@ -9,43 +9,10 @@ from __future__ import annotations
 import pytest
 import torch
 
-from e2e_kernels import TILE, random_bf16
-from ttlang import Program, block_index, compute, pykernel_gen
+from e2e_kernels import TILE, prefix_sum_kernel, random_bf16
 from ttlang.dsl.diagnostics import KernelError
 
 ROWS = 8  # blocks of a, b and out (one tile each)
-
-
-def prefix_sum_kernel(grid, deal, bound, decay=None):
-    """out block i = a block i + the sum of b blocks 0 .. bound(i) - 1, per core's
-    blocks of i (split over the grid's columns), j a reduction bounded by i; with
-    `decay`, total = total * decay + b block per step, which depends on their order."""
-
-    @pykernel_gen(
-        grid=grid,
-        block_factors=[(1, 1)] * 3,
-        indexing_maps=[lambda i, j: (i, 0), lambda i, j: (j, 0), lambda i, j: (i, 0)],
-        iterator_types=["parallel", "reduction"],
-        loop_bounds=[None, bound],
-        deal=deal,
-    )
-    def prefix_sum(a, b, out):
-        per_core = ROWS // grid[1]
-
-        @compute()
-        def apply(a_cb, b_cb, out_cb):
-            for n in range(per_core):
-                with a_cb.wait() as x:
-                    total = x + 0.0
-                    for _ in range(bound(block_index(0, n), 0)):
-                        with b_cb.wait() as y:
-                            total = (total if decay is None else total * decay) + y
-                with out_cb.reserve() as o:
-                    o.store(total)
-
-        return Program(apply)(a, b, out)
-
-    return prefix_sum
 
 
 def expected(a, b, bound):
@@ -69,7 +36,7 @@ def expected(a, b, bound):
 def test_bounded_reduction_matches_torch(grid, deal, bound):
     a, b = (random_bf16((ROWS * TILE, TILE), -2, 2, seed=s) for s in (1, 2))
     out = torch.zeros(ROWS * TILE, TILE, dtype=torch.bfloat16)
-    prefix_sum_kernel(grid, deal, bound)(a, b, out)
+    prefix_sum_kernel(grid, deal, bound, ROWS)(a, b, out)
     # bf16 sums of up to 9 values below ~4: a few bf16 ulps at 16
     torch.testing.assert_close(out.float(), expected(a, b, bound), rtol=0.02, atol=0.125)
 
@@ -82,7 +49,7 @@ def test_serpentine_walks_odd_rounds_backwards():
     bound = lambda i, j: i + 1  # noqa: E731
     a, b = (random_bf16((ROWS * TILE, TILE), -2, 2, seed=s) for s in (3, 4))
     out = torch.zeros(ROWS * TILE, TILE, dtype=torch.bfloat16)
-    prefix_sum_kernel((1, 4), "serpentine", bound, decay=0.5)(a, b, out)
+    prefix_sum_kernel((1, 4), "serpentine", bound, ROWS, decay=0.5)(a, b, out)
     expected = a.float().clone()
     for i in range(ROWS):
         rows = slice(i * TILE, (i + 1) * TILE)
@@ -93,7 +60,7 @@ def test_serpentine_walks_odd_rounds_backwards():
 
 
 def test_bound_using_its_own_dim_is_a_kernel_error():
-    kernel = prefix_sum_kernel((1, 1), "contiguous", lambda i, j: j)
+    kernel = prefix_sum_kernel((1, 1), "contiguous", lambda i, j: j, ROWS)
     a = torch.zeros(ROWS * TILE, TILE, dtype=torch.bfloat16)
     with pytest.raises(KernelError, match="loop_bounds\\[1\\] uses loop dim d1"):
         kernel(a, a, a.clone())
@@ -101,4 +68,4 @@ def test_bound_using_its_own_dim_is_a_kernel_error():
 
 def test_unknown_deal_is_a_kernel_error():
     with pytest.raises(KernelError, match="deal='zigzag': choose one of"):
-        prefix_sum_kernel((1, 1), "zigzag", lambda i, j: 1)
+        prefix_sum_kernel((1, 1), "zigzag", lambda i, j: 1, ROWS)
