@@ -783,18 +783,16 @@ class LowerFillCausalMask(ConversionPattern):
 
 
 class LowerDMAWait(ConversionPattern):
-    """`d2m.dma_wait` -> the read or write barrier of its transfer."""
+    """`d2m.dma_wait` -> the read or write barrier of its transfer;
+    `d2m.dma_write_barrier` -> the write barrier."""
 
-    ops = (d2m.DMAWaitOp,)
+    ops = (d2m.DMAWaitOp, d2m.DMAWriteBarrierOp)
 
     def lower(  # type: ignore[override]
-        self, k: _KernelBuilder, op: d2m.DMAWaitOp, builder: Builder
+        self, k: _KernelBuilder, op: d2m.DMAWaitOp | d2m.DMAWriteBarrierOp, builder: Builder
     ) -> None:
-        barrier = (
-            ttkernel.NocAsyncReadBarrierOp
-            if k.transfers[op.tx]
-            else ttkernel.NocAsyncWriteBarrierOp
-        )
+        reads = isinstance(op, d2m.DMAWaitOp) and k.transfers[op.tx]
+        barrier = ttkernel.NocAsyncReadBarrierOp if reads else ttkernel.NocAsyncWriteBarrierOp
         builder.insert(barrier())
 
 

@@ -1466,6 +1466,18 @@ class DMAWaitOp(IRDLOperation):
 
 
 @irdl_op_definition
+class DMAWriteBarrierOp(IRDLOperation):
+    """Blocks until every write and multicast this thread has issued has completed
+    (tt-metal's `noc_async_write_barrier`). d2m-generate-datamovement waits for a
+    sender's multicasts this way a block later, just before the next block's `ready`
+    wait, so that the next block's reads go out while the multicasts finish."""
+
+    name = "d2m.dma_write_barrier"
+
+    assembly_format = "attr-dict"
+
+
+@irdl_op_definition
 class FillCausalMaskOp(IRDLOperation):
     """Fills the L1 block `block` (from d2m.reserve, bf16 tiles) with the additive causal
     mask of its place in a score matrix: element (r, c) of its last two dims is 0 where
@@ -1713,6 +1725,7 @@ D2M = Dialect(
         DMAWriteOp,
         DMAMulticastOp,
         DMAWaitOp,
+        DMAWriteBarrierOp,
         FillCausalMaskOp,
         TrilMaskOp,
         SemaphoreSetOp,

@@ -117,13 +117,15 @@ func.func @branch(%src: !dram) {
 !blk = memref<1x2x!tile, #ttcore.memory_space<l1>>
 !cb = !d2m.cb<!blk>
 
-// Semaphores are ids after the CBs; a multicast goes to the rectangle's cores other
+// `d2m.dma_write_barrier` is tt-metal's write barrier (the one a `dma_wait` of a
+// write gives). Semaphores are ids after the CBs; a multicast goes to the rectangle's cores other
 // than the sender: rows * cols minus one when the sender is inside. The rectangle's
 // corners are NoC coordinates, looked up in the runtime args: the NoC x of grid column
 // c is arg 5 + c, the NoC y of grid row r arg 7 + r (1x2 grid, one buffer).
 // CHECK:      ttlang.program = {{{.*}}semaphores = 2 : i64
 // CHECK-LABEL: func.func @mcast_reader()
 // CHECK:      ttkernel.cb_reserve_back
+// CHECK-NEXT: ttkernel.noc_async_write_barrier()
 // CHECK-NEXT: %[[READY_ID:.*]] = arith.constant 0 : i32
 // CHECK-NEXT: %[[READY:.*]] = ttkernel.get_semaphore(%[[READY_ID]])
 // CHECK-NEXT: ttkernel.noc_semaphore_wait(%[[READY]], %{{.*}})
@@ -176,6 +178,7 @@ func.func @mcast(%src: !dram) {
     %c0 = arith.constant 0 : index
     %c1 = arith.constant 1 : index
     %blk = d2m.reserve %cb : !cb -> !blk
+    d2m.dma_write_barrier
     d2m.semaphore_wait %ready, %c1 reset %c0
     %tx = d2m.dma_mcast %blk, %blk core[%c0, %c1] mcast[%c1, %c1] linked : !blk, !blk -> !d2m.mem_tx
     d2m.semaphore_set %valid, %c1 core[%c0, %c1] mcast[%c1, %c1]

@@ -77,8 +77,10 @@ func.func @stream_shard(%in: !dram, %out: !dram) {
 // it sends, then those it receives (a send waits only for `ready`s, all sent before
 // any handshake: core (0, 0) multicasts b before it waits for a). A sender multicasts
 // its block linked to the `valid` it sets right after (so `valid` lands after the
-// block), pushes the block to compute (compute only reads it), then waits for the
-// multicast; a receiver pushes once `valid` is set. `out` (m, n) is written once per (m, n), after the K loop.
+// block) and pushes the block to compute (compute only reads it); it waits for the
+// multicast a block later, with `dma_write_barrier` before the next `ready` wait (its
+// reads of the next block already out, into the CB's other slot), the last one after
+// the loops. A receiver pushes once `valid` is set. `out` (m, n) is written once per (m, n), after the K loop.
 // CHECK-LABEL: func.func @matmul_multicast
 // CHECK:       }, {
 // CHECK-NEXT:  ^bb0(%[[A_CB:[^:]*]]: !d2m.cb<{{.*}}>, %[[B_CB:[^:]*]]: !d2m.cb<{{.*}}>, %{{[^:]*}}: !d2m.cb<{{.*}}>, %[[A_READY:[^:]*]]: !d2m.semaphore, %[[A_VALID:[^:]*]]: !d2m.semaphore, %[[B_READY:[^:]*]]: !d2m.semaphore, %[[B_VALID:[^:]*]]: !d2m.semaphore):
@@ -102,27 +104,27 @@ func.func @stream_shard(%in: !dram, %out: !dram) {
 // CHECK-NEXT:            scf.if %[[B_SENDER]] {
 // CHECK-NEXT:              %[[ATX:.*]] = d2m.dma_read %a[%{{.*}}, %{{.*}}], %[[A_BLK]]
 // CHECK-NEXT:              %[[BTX:.*]] = d2m.dma_read %b[%{{.*}}, %{{.*}}], %[[B_BLK]]
+// CHECK-NEXT:              d2m.dma_write_barrier
 // CHECK-NEXT:              d2m.semaphore_wait %[[A_READY]], %[[C2]] reset %[[C0]]
 // CHECK-NEXT:              d2m.dma_wait %[[ATX]]
 // CHECK-NEXT:              %[[MC:.*]] = d2m.dma_mcast %[[A_BLK]], %[[A_BLK]] core[%[[Y]], %[[C0]]] mcast[%[[C1]], %[[C3]]] linked :
 // CHECK-NEXT:              d2m.semaphore_set %[[A_VALID]], %[[C1]] core[%[[Y]], %[[C0]]] mcast[%[[C1]], %[[C3]]]
 // CHECK-NEXT:              d2m.push %[[A_CB]]
-// CHECK-NEXT:              d2m.dma_wait %[[MC]]
+// CHECK-NEXT:              d2m.dma_write_barrier
 // CHECK-NEXT:              d2m.semaphore_wait %[[B_READY]], %[[C1]] reset %[[C0]]
 // CHECK-NEXT:              d2m.dma_wait %[[BTX]]
 // CHECK-NEXT:              %[[MC:.*]] = d2m.dma_mcast %[[B_BLK]], %[[B_BLK]] core[%[[C0]], %[[X]]] mcast[%[[C2]], %[[C1]]] linked :
 // CHECK-NEXT:              d2m.semaphore_set %[[B_VALID]], %[[C1]] core[%[[C0]], %[[X]]] mcast[%[[C2]], %[[C1]]]
 // CHECK-NEXT:              d2m.push %[[B_CB]]
-// CHECK-NEXT:              d2m.dma_wait %[[MC]]
 // CHECK-NEXT:            } else {
 // CHECK-NEXT:              %[[ATX:.*]] = d2m.dma_read %a
 // CHECK-NEXT:              d2m.semaphore_inc %[[B_READY]], %[[C1]] core[%[[B_ROW]], %[[X]]]
+// CHECK-NEXT:              d2m.dma_write_barrier
 // CHECK-NEXT:              d2m.semaphore_wait %[[A_READY]]
 // CHECK-NEXT:              d2m.dma_wait %[[ATX]]
 // CHECK-NEXT:              %{{.*}} = d2m.dma_mcast %[[A_BLK]]
 // CHECK-NEXT:              d2m.semaphore_set %[[A_VALID]]
 // CHECK-NEXT:              d2m.push %[[A_CB]]
-// CHECK-NEXT:              d2m.dma_wait
 // CHECK-NEXT:              d2m.semaphore_wait %[[B_VALID]], %[[C1]] reset %[[C0]]
 // CHECK-NEXT:              d2m.push %[[B_CB]]
 // CHECK-NEXT:            }
@@ -130,12 +132,12 @@ func.func @stream_shard(%in: !dram, %out: !dram) {
 // CHECK-NEXT:            scf.if %[[B_SENDER]] {
 // CHECK-NEXT:              %[[BTX:.*]] = d2m.dma_read %b
 // CHECK-NEXT:              d2m.semaphore_inc %[[A_READY]], %[[C1]] core[%[[Y]], %[[A_COL]]]
+// CHECK-NEXT:              d2m.dma_write_barrier
 // CHECK-NEXT:              d2m.semaphore_wait %[[B_READY]]
 // CHECK-NEXT:              d2m.dma_wait %[[BTX]]
 // CHECK-NEXT:              %{{.*}} = d2m.dma_mcast %[[B_BLK]]
 // CHECK-NEXT:              d2m.semaphore_set %[[B_VALID]]
 // CHECK-NEXT:              d2m.push %[[B_CB]]
-// CHECK-NEXT:              d2m.dma_wait
 // CHECK-NEXT:              d2m.semaphore_wait %[[A_VALID]], %[[C1]] reset %[[C0]]
 // CHECK-NEXT:              d2m.push %[[A_CB]]
 // CHECK-NEXT:            } else {
@@ -150,7 +152,8 @@ func.func @stream_shard(%in: !dram, %out: !dram) {
 // CHECK-NEXT:        }
 // CHECK-NEXT:      }
 // CHECK-NEXT:    }
-// CHECK-NEXT:  }, {
+// CHECK-NEXT:    d2m.dma_write_barrier
+// CHECK-NEXT:    }, {
 // CHECK:         scf.for
 // CHECK-NEXT:      scf.for
 // CHECK-NEXT:        d2m.wait
@@ -211,7 +214,8 @@ func.func @explicit_and_unused(%in: !dram, %unused: !dram, %out: !dram) {
 // once it is through, k multicast, linked to its `valid` (set right after: it follows
 // k on the path k's multicast keeps, so it lands after k), v's read issued while k's
 // multicast is on its way, k pushed; then v multicast, linked to its `valid` the same
-// way, pushed, and the write barriers. A receiver pushes k on k's
+// way, and pushed; the write barrier comes a block later, before the next `ready`
+// wait. A receiver pushes k on k's
 // `valid`, v on v's. The compute thread waits for each block where it first uses it:
 // the wait on v moves after the op using k.
 // CHECK-LABEL: func.func @one_handshake
@@ -227,18 +231,17 @@ func.func @explicit_and_unused(%in: !dram, %unused: !dram, %out: !dram) {
 // CHECK:         %[[V_BLK:.*]] = d2m.reserve %[[V_CB]]
 // CHECK:         scf.if
 // CHECK-NEXT:      %[[KTX:.*]] = d2m.dma_read %k[{{.*}}], %[[K_BLK]]
+// CHECK-NEXT:      d2m.dma_write_barrier
 // CHECK-NEXT:      d2m.semaphore_wait %[[READY]]
 // CHECK-NEXT:      d2m.dma_wait %[[KTX]]
-// CHECK-NEXT:      %[[KMC:.*]] = d2m.dma_mcast %[[K_BLK]], %[[K_BLK]] {{.*}}] linked :
+// CHECK-NEXT:      d2m.dma_mcast %[[K_BLK]], %[[K_BLK]] {{.*}}] linked :
 // CHECK-NEXT:      d2m.semaphore_set %[[K_VALID]]
 // CHECK-NEXT:      %[[VTX:.*]] = d2m.dma_read %v[{{.*}}], %[[V_BLK]]
 // CHECK-NEXT:      d2m.push %[[K_CB]]
 // CHECK-NEXT:      d2m.dma_wait %[[VTX]]
-// CHECK-NEXT:      %[[VMC:.*]] = d2m.dma_mcast %[[V_BLK]], %[[V_BLK]] {{.*}}] linked :
+// CHECK-NEXT:      d2m.dma_mcast %[[V_BLK]], %[[V_BLK]] {{.*}}] linked :
 // CHECK-NEXT:      d2m.semaphore_set %[[V_VALID]]
 // CHECK-NEXT:      d2m.push %[[V_CB]]
-// CHECK-NEXT:      d2m.dma_wait %[[KMC]]
-// CHECK-NEXT:      d2m.dma_wait %[[VMC]]
 // CHECK-NEXT:    } else {
 // CHECK-NEXT:      d2m.semaphore_inc %[[READY]]
 // CHECK-NEXT:      d2m.semaphore_wait %[[K_VALID]]
@@ -318,6 +321,43 @@ func.func @no_empty_thread(%in: !dram, %out: !dram) {
   }, {
   ^bb0(%in_cb: !cb, %out_cb: !cb):
     %c0 = arith.constant 0 : index
+  }
+  return
+}
+
+// -----
+
+!tile = !ttcore.tile<32x32, bf16>
+!l1 = memref<1x1x!tile, #ttcore.memory_space<l1>>
+!cb1 = !d2m.cb<!l1, 1>
+!cb = !d2m.cb<!l1>
+!dram = memref<1x2x!tile, #ttcore.memory_space<dram>>
+#rk = affine_map<(d0, d1, d2) -> (d0, d2)>
+#rn = affine_map<(d0, d1, d2) -> (d0, d1)>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+
+// A shared input whose CB holds one block: the next block's read would land in the slot
+// the multicast reads from, so the sender waits for the multicast right after it, not a
+// block later (no `dma_write_barrier`).
+// CHECK-LABEL: func.func @one_buffer
+// CHECK:       }, {
+// CHECK-NOT:     d2m.dma_write_barrier
+// CHECK:         %[[MC:.*]] = d2m.dma_mcast {{.*}} linked :
+// CHECK-NEXT:    d2m.semaphore_set
+// CHECK-NEXT:    d2m.push
+// CHECK-NEXT:    d2m.dma_wait %[[MC]]
+// CHECK-NOT:     d2m.dma_write_barrier
+// CHECK:       }, {
+func.func @one_buffer(%k: !dram, %out: !dram) {
+  d2m.generic {grid = #ttcore.grid<1x2>, block_factors = [1, 1, 1], indexing_maps = [#rk, #rn], iterator_types = [#ttcore.iterator_type<parallel>, #ttcore.iterator_type<parallel>, #ttcore.iterator_type<reduction>], threads = [#d2m.thread<compute>]} ins(%k : !dram) outs(%out : !dram) {
+  ^bb0(%k_cb: !cb1, %out_cb: !cb):
+    %x = d2m.wait %k_cb : !cb1 -> tensor<1x1x!tile>
+    %o = d2m.reserve %out_cb : !cb -> tensor<1x1x!tile>
+    %e = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<1x1x!tile>) outs(%o : tensor<1x1x!tile>) {
+    ^bb0(%a: !tile, %b: !tile):
+      %r = d2m.tile_exp %a : !tile
+      linalg.yield %r : !tile
+    } -> tensor<1x1x!tile>
   }
   return
 }

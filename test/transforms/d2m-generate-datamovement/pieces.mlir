@@ -15,8 +15,9 @@
 // (0, 5), (5, 10) (blocks under 32 KiB go whole: generate.mlir). Each piece is
 // multicast once its read is through (its `dma_wait`), linked, and the next piece's
 // read is issued behind it; k's `valid` follows its last piece (linked too), then v's
-// first read, k's push; v's the same, and the write barriers wait for every multicast.
-// The receivers are unchanged: a push per `valid`.
+// first read, k's push; v's the same. The write barrier for every multicast comes a
+// block later, before the next `ready` wait. The receivers are unchanged: a push per
+// `valid`.
 // CHECK-LABEL: func.func @pieces
 // CHECK:       }, {
 // CHECK-NEXT:  ^bb0(%[[K_CB:[^:]*]]: !d2m.cb<{{.*}}>, %[[V_CB:[^:]*]]: !d2m.cb<{{.*}}>, %{{[^:]*}}: !d2m.cb<{{.*}}>, %[[READY:k_v_ready[^:]*]]: !d2m.semaphore, %[[K_VALID:k_valid[^:]*]]: !d2m.semaphore, %[[V_VALID:v_valid[^:]*]]: !d2m.semaphore):
@@ -24,30 +25,26 @@
 // CHECK:         %[[V_BLK:.*]] = d2m.reserve %[[V_CB]]
 // CHECK:         scf.if
 // CHECK-NEXT:      %[[K0:.*]] = d2m.dma_read %k[{{.*}}], %[[K_BLK]] rows(0, 3) :
+// CHECK-NEXT:      d2m.dma_write_barrier
 // CHECK-NEXT:      d2m.semaphore_wait %[[READY]]
 // CHECK-NEXT:      d2m.dma_wait %[[K0]]
-// CHECK-NEXT:      %[[M0:.*]] = d2m.dma_mcast %[[K_BLK]], %[[K_BLK]] core[{{.*}}] mcast[{{.*}}] rows(0, 3) linked :
+// CHECK-NEXT:      d2m.dma_mcast %[[K_BLK]], %[[K_BLK]] core[{{.*}}] mcast[{{.*}}] rows(0, 3) linked :
 // CHECK-NEXT:      %[[K1:.*]] = d2m.dma_read %k[{{.*}}], %[[K_BLK]] rows(3, 6) :
 // CHECK-NEXT:      d2m.dma_wait %[[K1]]
-// CHECK-NEXT:      %[[M1:.*]] = d2m.dma_mcast %[[K_BLK]], %[[K_BLK]] core[{{.*}}] mcast[{{.*}}] rows(3, 6) linked :
+// CHECK-NEXT:      d2m.dma_mcast %[[K_BLK]], %[[K_BLK]] core[{{.*}}] mcast[{{.*}}] rows(3, 6) linked :
 // CHECK-NEXT:      %[[K2:.*]] = d2m.dma_read %k[{{.*}}], %[[K_BLK]] rows(6, 10) :
 // CHECK-NEXT:      d2m.dma_wait %[[K2]]
-// CHECK-NEXT:      %[[M2:.*]] = d2m.dma_mcast %[[K_BLK]], %[[K_BLK]] core[{{.*}}] mcast[{{.*}}] rows(6, 10) linked :
+// CHECK-NEXT:      d2m.dma_mcast %[[K_BLK]], %[[K_BLK]] core[{{.*}}] mcast[{{.*}}] rows(6, 10) linked :
 // CHECK-NEXT:      d2m.semaphore_set %[[K_VALID]]
 // CHECK-NEXT:      %[[V0:.*]] = d2m.dma_read %v[{{.*}}], %[[V_BLK]] rows(0, 5) :
 // CHECK-NEXT:      d2m.push %[[K_CB]]
 // CHECK-NEXT:      d2m.dma_wait %[[V0]]
-// CHECK-NEXT:      %[[MV0:.*]] = d2m.dma_mcast %[[V_BLK]], %[[V_BLK]] core[{{.*}}] mcast[{{.*}}] rows(0, 5) linked :
+// CHECK-NEXT:      d2m.dma_mcast %[[V_BLK]], %[[V_BLK]] core[{{.*}}] mcast[{{.*}}] rows(0, 5) linked :
 // CHECK-NEXT:      %[[V1:.*]] = d2m.dma_read %v[{{.*}}], %[[V_BLK]] rows(5, 10) :
 // CHECK-NEXT:      d2m.dma_wait %[[V1]]
-// CHECK-NEXT:      %[[MV1:.*]] = d2m.dma_mcast %[[V_BLK]], %[[V_BLK]] core[{{.*}}] mcast[{{.*}}] rows(5, 10) linked :
+// CHECK-NEXT:      d2m.dma_mcast %[[V_BLK]], %[[V_BLK]] core[{{.*}}] mcast[{{.*}}] rows(5, 10) linked :
 // CHECK-NEXT:      d2m.semaphore_set %[[V_VALID]]
 // CHECK-NEXT:      d2m.push %[[V_CB]]
-// CHECK-NEXT:      d2m.dma_wait %[[M0]]
-// CHECK-NEXT:      d2m.dma_wait %[[M1]]
-// CHECK-NEXT:      d2m.dma_wait %[[M2]]
-// CHECK-NEXT:      d2m.dma_wait %[[MV0]]
-// CHECK-NEXT:      d2m.dma_wait %[[MV1]]
 // CHECK-NEXT:    } else {
 // CHECK-NEXT:      d2m.semaphore_inc %[[READY]]
 // CHECK-NEXT:      d2m.semaphore_wait %[[K_VALID]]
@@ -79,6 +76,7 @@ func.func @pieces(%k: !k_dram, %v: !v_dram, %out: !o_dram) {
 // CHECK-LABEL: func.func @rows_not_one_run
 // CHECK:       }, {
 // CHECK:         %[[X:.*]] = d2m.dma_read %x[{{.*}}], %{{[^ ]*}} :
+// CHECK-NEXT:    d2m.dma_write_barrier
 // CHECK-NEXT:    d2m.semaphore_wait
 // CHECK-NEXT:    d2m.dma_wait %[[X]]
 // CHECK-NEXT:    d2m.dma_mcast %{{[^ ]*}}, %{{[^ ]*}} core[{{.*}}] mcast[{{.*}}] linked :
