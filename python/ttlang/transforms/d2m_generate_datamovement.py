@@ -106,7 +106,7 @@ first takes one branch per combination of its roles, in which it issues the firs
 DRAM read of each handshake it sends and its `ready`s before the handshakes, then
 runs those it sends, then those it receives, each kind in group order: a send waits
 only for `ready`s, which every core sends before its first handshake, so no core waits
-for one that waits for it, and a core sending b and receiving a, like matmul's row 0,
+for one that waits for it, and a core sending b and receiving a, like a matmul's b senders,
 multicasts b without waiting for a). A sender reads a handshake's blocks in pieces (below),
 one after the other: once a piece's read is through it multicasts the piece,
 `linked` (the NoC keeps the path for the sender's next multicast, so what follows
