@@ -215,12 +215,12 @@ of `out`):
               scf.if %sends_b { ... sends both (no core of a 2x2 grid) ... } else {
                 %ta = d2m.dma_read %a[%row, %col], %a_blk : ...   // cores (0, 1) and (1, 0)
                 d2m.semaphore_inc %b_ready, %c1 core[%b_at, %x]
+                d2m.dma_write_barrier                // the previous block's multicast
                 d2m.semaphore_wait %a_ready, %c1 reset %c0
                 d2m.dma_wait %ta
-                %ma = d2m.dma_mcast %a_blk, %a_blk core[%y, %c0] mcast[%c1, %c2] : ...
-                d2m.push %a_cb : !cb                 // compute may start on it
-                d2m.dma_wait %ma
+                %ma = d2m.dma_mcast %a_blk, %a_blk core[%y, %c0] mcast[%c1, %c2] linked : ...
                 d2m.semaphore_set %a_valid, %c1 core[%y, %c0] mcast[%c1, %c2]
+                d2m.push %a_cb : !cb                 // compute may start on it
                 d2m.semaphore_wait %b_valid, %c1 reset %c0
                 d2m.push %b_cb : !cb
               }
@@ -234,6 +234,8 @@ of `out`):
                 d2m.push %b_cb : !cb
               }
             }
+      ... the loops end
+      d2m.dma_write_barrier                          // the last block's multicasts
     }, {
       ... scf.for %m, %n: d2m.wait %out_cb, d2m.dma_write, d2m.dma_wait, d2m.pop ...
     }
@@ -1103,21 +1105,21 @@ def _multicast(
                     emit(d2m.SemaphoreWaitOp(operands=[valid, constant(1), [constant(0)]]), branch)
                     _push(writer, branch, [member])
                 continue
-            sender = sender_of[shared]
+            # the multicast's rectangle: its first core and its shape
             send = branch
-            if receivers_of is None:  # the whole line, from its first core
-                sender = [constant(0) if g in shared else writer.core[g] for g in range(GRID_RANK)]
+            if receivers_of is None:  # the whole line
+                origin = [constant(0) if g in shared else writer.core[g] for g in range(GRID_RANK)]
                 shape = [constant(writer.space.grid[g] if g in shared else 1) for g in range(GRID_RANK)]
                 receivers = constant(prod(writer.space.grid[g] for g in shared) - 1)
-            else:
+            else:  # the counted cores after the sender (before it, backward)
+                origin = list(sender_of[shared])
                 receivers = receivers_of(branch)
                 (grid_dim,) = shared
                 cores = emit(arith.AddiOp(receivers, constant(1)), branch).result
                 shape = [cores if g == grid_dim else constant(1) for g in range(GRID_RANK)]
                 if backward:  # the range ends at the sender
                     _joiners(writer, branch, arg(semaphores.go), grid_dim, ivs, len(ivs) - 1)
-                    sender = list(sender)
-                    sender[grid_dim] = emit(arith.SubiOp(sender[grid_dim], receivers), branch).result
+                    origin[grid_dim] = emit(arith.SubiOp(origin[grid_dim], receivers), branch).result
                 send = Block()
                 any_ = emit(arith.CmpiOp(receivers, constant(0), "ugt"), branch).result
             # the previous block's multicasts (`_defers_multicast_waits`), while this
@@ -1135,10 +1137,10 @@ def _multicast(
                 # linked: the next piece and the block's `valid` follow it on the path
                 # it keeps, so `valid` lands after every piece of the block, and the
                 # receivers take a block while the next is read
-                multicasts.append(emit(d2m.DMAMulticastOp(l1, l1, sender, shape, True, rows), send).tx)
+                multicasts.append(emit(d2m.DMAMulticastOp(l1, l1, origin, shape, True, rows), send).tx)
                 ends_block = rows is None or rows[1] == _tile_rows(l1)
                 if ends_block:
-                    emit(d2m.SemaphoreSetOp(operands=[valids[member], constant(1), sender, shape]), send)
+                    emit(d2m.SemaphoreSetOp(operands=[valids[member], constant(1), origin, shape]), send)
                 if position + 1 < len(pieces):  # the next piece's read overlaps this multicast
                     read(members, pieces[position + 1], send)
                 if ends_block:  # the block goes to compute before its multicast is through
