@@ -18,6 +18,8 @@ A bufferized reduction generic qualifies when:
 The ops computing `x` move before `r` and are marked `d2m.prologue` (run once, before
 the reduction loop; d2m-lower-to-loops), an `x` read from a CB gets a prologue
 `d2m.tile_copy` into DST, `r` accumulates onto `x`, and the combining op is erased.
+A `tril()` mask add (`d2m.tril_diagonal`) leaves its diagonal on that copy, for
+d2m-cb-start-as-add's add (only the diagonal's tiles need the mask).
 
 Before (`acc * alpha + p @ v`):
 
@@ -161,6 +163,8 @@ class AccumulateIntoDst(RewritePattern):
         if isinstance(start, BlockArgument):  # a CB tile: copied into DST first
             copy = d2m.TileCopyOp(start)
             copy.attributes[PROLOGUE_ATTR] = UnitAttr()
+            if d2m.TRIL_DIAGONAL_ATTR in combine.attributes:  # a tril() mask, for d2m-cb-start-as-add
+                copy.attributes[d2m.TRIL_DIAGONAL_ATTR] = combine.attributes[d2m.TRIL_DIAGONAL_ATTR]
             block.insert_op_before(copy, reduction)
             start = copy.result
         reduction.operands = [*reduction.operands[:-1], start]

@@ -9,7 +9,9 @@ and `x` added from its CB onto the result (`binary_dest_reuse_tiles<ELWADD>`, an
 add with its DST operand reused: 8 modeled cycles a tile; docs/cost_model.md's
 `copy_tile` and `eltwise_add_tile`). Both forms issue one init besides the matmul's.
 Causal FlashAttention's diagonal step, whose scores get the mask block added (`s =
-q @ k^T + mask`), copied 32 mask tiles into DST each time.
+q @ k^T + mask`), copied 32 mask tiles into DST each time. The add keeps the copy's
+`d2m.tril_diagonal` (d2m-accumulate-into-dst's, from the `tril()`): d2m-lower-to-loops
+then adds only the tiles the diagonal crosses, not the all-0 mask tiles below it.
 
 Qualifies (bufferized, after d2m-hand-off-on-pack): a generic whose output block was
 just reserved (the matmul starts from zeros) and whose body is one `d2m.tile_copy`
@@ -94,6 +96,8 @@ class D2MCBStartAsAdd(ModulePass):
             matmul.operands = [*matmul.operands[:2], generic.body.block.args[-1]]
             add = d2m.TileAddOp(copy.input, matmul.result)
             add.attributes[EPILOGUE_ATTR] = UnitAttr()
+            if d2m.TRIL_DIAGONAL_ATTR in copy.attributes:
+                add.attributes[d2m.TRIL_DIAGONAL_ATTR] = copy.attributes[d2m.TRIL_DIAGONAL_ATTR]
             Rewriter.insert_op(add, InsertPoint.after(matmul))
             yielded = generic.body.block.last_op
             assert isinstance(yielded, YieldOp)

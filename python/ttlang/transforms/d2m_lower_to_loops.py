@@ -43,9 +43,10 @@ lowest, leftmost output tile is skipped runs no section at all; inside a section
 op's tile, pack and accumulator load is guarded by `col - row <= k` (an `scf.if`) for
 each triangle whose dims the loop indices at hand include, so a reduction triangle
 guards the tiles of the reduction loop. A `tril()` op (`d2m.tril_diagonal = k`, a
-select or mask add) computed in place of its `x` runs only on output tiles on and
-above its diagonal (below it the mask tile is all 0 and `x` stays), as does the copy
-of a mask tile only such selects read:
+select or mask add) computed in place of its `x` (for the add: its operand in DST, a
+matmul's result after d2m-cb-start-as-add) runs only on output tiles on and above its
+diagonal (below it the mask tile is all 0 and `x` stays), as does the copy of a mask
+tile only such selects read:
 
     scf.if (col0 - (row0 + rows - 1) <= k) {     // some tile of the subblock is kept
       d2m.acquire_dst
@@ -382,7 +383,10 @@ class _Subblock:
         attr = op.attributes.get(d2m.TRIL_DIAGONAL_ATTR)
         if not isinstance(attr, IntegerAttr):
             return None
-        x = op.if_false if isinstance(op, d2m.TileWhereOp) else op.operands[0]
+        if isinstance(op, d2m.TileWhereOp):
+            x = op.if_false
+        else:  # the mask add: x is the operand in DST (a matmul's result), not the CB's mask
+            x = next((v for v in op.operands if self.slot_of(v) is not None), op.operands[0])
         in_place = _slot(op) is not None and _slot(op) == self.slot_of(x)
         return attr.value.data if in_place else None
 

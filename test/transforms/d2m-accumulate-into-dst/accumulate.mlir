@@ -133,6 +133,37 @@ func.func @matmul_onto_scaled(%a: !dram, %b: !dram, %out: !dram) {
 !blk = memref<2x2x!tile, #ttcore.memory_space<l1>>
 !cb = !d2m.cb<!blk>
 
+// tril(q @ k^T, 0, -inf): the mask add (read from a CB) becomes the matmul's start, a
+// prologue copy that keeps the tril diagonal (d2m-cb-start-as-add turns it back into
+// an add, which d2m-lower-to-loops then runs on the diagonal's tiles only).
+// CHECK-LABEL: func.func @masked_scores
+// CHECK:        %[[C:.*]] = d2m.tile_copy %{{.*}} {d2m.prologue, d2m.tril_diagonal = 0 : i64}
+// CHECK-NEXT:   d2m.tile_matmul %{{.*}}, %{{.*}}, %[[C]]
+// CHECK-NOT:    d2m.tile_add
+func.func @masked_scores(%a: !dram, %b: !dram, %out: !dram) {
+  d2m.generic {grid = #ttcore.grid<1x1>, block_factors = [1, 1], threads = [#d2m.thread<compute>]} ins(%a, %b : !dram, !dram) outs(%out : !dram) {
+  ^bb0(%a_cb: !cb, %b_cb: !cb, %out_cb: !cb):
+    %ab = d2m.wait %a_cb : !cb -> !blk
+    %bb = d2m.wait %b_cb : !cb -> !blk
+    %o = d2m.reserve %out_cb : !cb -> !blk
+    linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%ab, %bb, %ab : !blk, !blk, !blk) outs(%o : !blk) {
+    ^bb0(%x: !tile, %y: !tile, %mask: !tile, %out_tile: !tile):
+      %m = d2m.tile_matmul %x, %y, %out_tile : !tile, !tile
+      %s = d2m.tile_add %m, %mask {d2m.tril_diagonal = 0 : i64, d2m.epilogue} : !tile
+      linalg.yield %s : !tile
+    }
+    d2m.push %out_cb : !cb
+  }
+  return
+}
+
+// -----
+
+!tile = !ttcore.tile<32x32, bf16>
+!dram = memref<2x2x!tile, #ttcore.memory_space<dram>>
+!blk = memref<2x2x!tile, #ttcore.memory_space<l1>>
+!cb = !d2m.cb<!blk>
+
 // Left alone: x - a @ b (a matmul accumulates by adding); x * 2 read again after the
 // add (the accumulation would overwrite it); a matmul into a block already written.
 // CHECK-LABEL: func.func @left_alone
