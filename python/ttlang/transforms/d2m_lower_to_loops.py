@@ -45,8 +45,9 @@ each triangle whose dims the loop indices at hand include, so a reduction triang
 guards the tiles of the reduction loop. A `tril()` op (`d2m.tril_diagonal = k`, a
 select or mask add) computed in place of its `x` (for the add: its operand in DST, a
 matmul's result after d2m-cb-start-as-add) runs only on output tiles on and above its
-diagonal (below it the mask tile is all 0 and `x` stays), as does the copy of a mask
-tile only such selects read:
+diagonal (below it the mask tile is all 0 and `x` stays), and only in a subblock whose
+top right output tile is (a subblock wholly below the diagonal issues neither the op
+nor its init), as does the copy of a mask tile only such selects read:
 
     scf.if (col0 - (row0 + rows - 1) <= k) {     // some tile of the subblock is kept
       d2m.acquire_dst
@@ -297,7 +298,26 @@ class _Subblock:
                 conditions.append(_within(inner, col, row, -tril_diagonal))
             _guarded(inner, conditions, lambda guarded: body(guarded, ivs, t))
 
-        _emit_loops(builder, self.extents, tile)
+        corner = self.tril_corner(builder, tril_diagonal)
+        _guarded(builder, corner, lambda inner: _emit_loops(inner, self.extents, tile))
+
+    def tril_corner(self, builder: Builder, tril_diagonal: int | None) -> list[SSAValue]:
+        """For a `tril()` op on and above `tril_diagonal` only: the condition that the
+        subblock's top right output tile is on or above it (else no tile is, and its init
+        is not issued either), when the output's rows and columns are loop dims."""
+        if tril_diagonal is None:
+            return []
+        output_map = self.generic.indexing_maps.data[len(self.generic.inputs)].data
+        row, col = output_map.results[-2:]
+        if not (isinstance(row, AffineDimExpr) and isinstance(col, AffineDimExpr)):
+            return []
+        if row.position not in self.parallel or col.position not in self.parallel:
+            return []
+        top = self.origin[self.parallel.index(row.position)]
+        cols = self.parallel.index(col.position)
+        last = _index(builder, self.extents[cols] - 1)
+        right = builder.insert(arith.AddiOp(self.origin[cols], last)).result
+        return [_within(builder, right, top, -tril_diagonal)]
 
     def dst_index(self, builder: Builder, slot: int, t: SSAValue) -> SSAValue:
         base = _index(builder, slot * self.tiles)

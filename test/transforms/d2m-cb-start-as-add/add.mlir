@@ -16,7 +16,8 @@
 // keeps the copy's tril diagonal: d2m-lower-to-loops runs it on the tiles on and above
 // the diagonal only (below it the mask tile is 0; above it d2m-skip-masked-tiles'
 // triangle skips the tile), so on the diagonal's tiles: col - row <= 0 and
-// row - col <= 0.
+// row - col <= 0; and only in a subblock whose top right tile is on or above the
+// diagonal (else neither the adds nor their init run).
 // CHECK-LABEL: func.func @masked_scores
 // CHECK:      ^bb0(%[[Q:.*]]: !ttcore.tile<32x32, bf16>, %[[K:.*]]: !ttcore.tile<32x32, bf16>, %[[M:.*]]: !ttcore.tile<32x32, bf16>, %[[O:.*]]: !ttcore.tile<32x32, bf16>):
 // CHECK-NEXT:   %[[KT:.*]] = d2m.tile_transpose %[[K]]
@@ -28,6 +29,12 @@
 // ALLOC:        d2m.tile_add %{{.*}}, %{{.*}} {d2m.epilogue, d2m.tril_diagonal = 0 : i64, d2m.dst_slot = 0 : i64, engine = #d2m.engine<dest_to_srcb>}
 // LOOPS-LABEL: func.func @masked_scores
 // LOOPS:        d2m.tile_matmul
+// LOOPS:        memref.store %m
+// LOOPS:        %[[LAST:[0-9]+]] = arith.constant 1 : index
+// LOOPS-NEXT:   %[[RIGHT:[0-9]+]] = arith.addi %{{[0-9]+}}, %[[LAST]] : index
+// LOOPS-NEXT:   %[[TOP_RIGHT:[0-9]+]] = arith.subi %{{[0-9]+}}, %[[RIGHT]] : index
+// LOOPS:        arith.cmpi sle, %[[TOP_RIGHT]]
+// LOOPS-NEXT:   scf.if
 // LOOPS:        %[[COLROW:[0-9]+]] = arith.subi %[[COL:[0-9]+]], %[[ROW:[0-9]+]] : index
 // LOOPS:        arith.cmpi sle, %[[COLROW]], %{{.*}}
 // LOOPS:        %[[ROWCOL:[0-9]+]] = arith.subi %[[ROW]], %[[COL]] : index
