@@ -441,11 +441,12 @@ void sfpu_unary(SfpuUnary op, uint32_t dst, float param, bool approx) {
   TracedCall traced(traced_name(op), -1, -1, dst);
   Core& core = compute_core("SFPU op");
   float* values = core.dst().math_tile(dst, "SFPU op");
-  bool approximate = approx || device().config().math_approx_mode;
-  sfpu_unary_tile(op, param, approximate, values);
+  // As on tt-metal, the call's template argument decides (kernels pass APPROX, the
+  // program's math_approx_mode); a bare exp_tile() is exact there too.
+  sfpu_unary_tile(op, param, approx, values);
   core.dst().store(dst);
   uint64_t cycles = costs().sfpu_simple_tile;
-  if (op == SfpuUnary::Exp) cycles = approximate ? costs().exp_approx_tile : costs().exp_tile;
+  if (op == SfpuUnary::Exp) cycles = approx ? costs().exp_approx_tile : costs().exp_tile;
   if (op == SfpuUnary::Recip || op == SfpuUnary::DivScalar) cycles = costs().recip_tile;
   if (op == SfpuUnary::Sqrt || op == SfpuUnary::Rsqrt) cycles = costs().sqrt_tile;
   scheduler().advance(cycles);

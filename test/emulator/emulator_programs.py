@@ -163,7 +163,7 @@ CB_IN, CB_SCALER, CB_OUT = 0, 2, 16
 NO_CB = 32
 POOLS = {"sum": 0, "max": 2}  # tt-metal PoolType
 DIMS = {"row": 0, "col": 1, "scalar": 2}  # tt-metal ReduceDim
-SFPU_OPS = {"exp": 0, "recip": 1, "exp_recip": 2, "copy": 3}
+SFPU_OPS = {"exp": 0, "recip": 1, "exp_recip": 2, "copy": 3, "exp_default": 4}
 
 
 def _one_core_unary(
@@ -232,7 +232,8 @@ def transpose(shape: tuple[int, int]) -> Program:
 
 
 def sfpu_unary(shape: tuple[int, int], op: str, compute_config: ComputeConfig = ComputeConfig()) -> Program:
-    """out = exp(x), 1/x or 1/exp(x), through DST."""
+    """out = exp(x), 1/x or 1/exp(x), through DST (`exp_default`: exp_tile without its
+    template argument)."""
     count = (shape[0] // 32) * (shape[1] // 32)
     compute = kernel("compute_sfpu_unary.cpp", "compute", CB_IN, CB_OUT, count, SFPU_OPS[op])
     return _one_core_unary(compute, shape, shape, compute_config=compute_config)

@@ -1144,20 +1144,32 @@ def _unary_h(name: str) -> str:
     return f"api/compute/eltwise_unary/{name}.h"
 
 
+# tt-metal's exp_tile<approx> defaults to the exact exp; its `APPROX` constant is the
+# program's math_approx_mode (the emulator defines it too), as its SDPA passes it.
+_EXP_APPROX = ("APPROX",)
+
+
 @irdl_op_definition
 class ExpTileInitOp(_SFPUInitOp):
-    """Configures exp_tile."""
+    """Configures exp_tile (`exp_tile_init<APPROX>`)."""
 
     name = "ttkernel.exp_tile_init"
     COMPUTE_HEADER: ClassVar[str | None] = _unary_h("exp")
 
+    def cpp_template_args(self) -> tuple[str, ...]:
+        return _EXP_APPROX
+
 
 @irdl_op_definition
 class ExpTileOp(_SFPUUnaryOp):
-    """DST[dst] = exp(DST[dst])."""
+    """DST[dst] = exp(DST[dst]) (`exp_tile<APPROX>`: approximate when the program's
+    math_approx_mode is set)."""
 
     name = "ttkernel.exp_tile"
     COMPUTE_HEADER: ClassVar[str | None] = _unary_h("exp")
+
+    def cpp_template_args(self) -> tuple[str, ...]:
+        return _EXP_APPROX
 
 
 @irdl_op_definition

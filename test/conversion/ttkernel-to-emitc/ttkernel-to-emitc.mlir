@@ -26,7 +26,7 @@ func.func @compute() attributes {ttkernel.thread = #ttkernel.thread<compute>} {
   // CHECK-NEXT: emitc.call_opaque "reduce_init"(%[[IN]], %[[IN]], %[[OUT]]) {template_args = [#emitc.opaque<"PoolType::MAX">, #emitc.opaque<"ReduceDim::REDUCE_ROW">]} : (i32, i32, i32) -> ()
   // CHECK-NEXT: emitc.call_opaque "reduce_tile"(%[[IN]], %[[IN]], %[[C0:.*]], %[[C0]], %[[C0]]) {template_args = [#emitc.opaque<"PoolType::MAX">, #emitc.opaque<"ReduceDim::REDUCE_ROW">]}
   // CHECK-NEXT: emitc.call_opaque "sub_tiles_bcast"(%[[IN]], %[[IN]], %[[C0]], %[[C0]], %[[C0]]) {template_args = [#emitc.opaque<"BroadcastType::COL">]}
-  // CHECK-NEXT: emitc.call_opaque "exp_tile"(%[[C0]]) : (i32) -> ()
+  // CHECK-NEXT: emitc.call_opaque "exp_tile"(%[[C0]]) {template_args = [#emitc.opaque<"APPROX">]} : (i32) -> ()
   // CHECK-NEXT: emitc.call_opaque "pack_tile"(%[[C0]], %[[OUT]], %[[C0]]) {template_args = [#emitc.opaque<"true">]} : (i32, i32, i32) -> ()
   // CHECK-NEXT: func.return
   ttkernel.cb_wait_front(%in, %c1)

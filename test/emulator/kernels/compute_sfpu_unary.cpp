@@ -1,4 +1,5 @@
-// Compute: an SFPU op on every tile in DST: op 0 exp, 1 recip, 2 exp then recip, 3 none
+// Compute: an SFPU op on every tile in DST: op 0 exp, 1 recip, 2 exp then recip, 3 none,
+// 4 exp without a template argument (tt-metal's default: exact whatever APPROX is)
 // (the tile unpacked and packed again: only the formats' conversions happen to it).
 // Compile-time: cb_in, cb_out, tile count, op.
 #include "api/compute/eltwise_unary/eltwise_unary.h"
@@ -24,6 +25,10 @@ void kernel_main() {
     if constexpr (op == 0 || op == 2) {
       exp_tile_init<APPROX>();
       exp_tile<APPROX>(0);
+    }
+    if constexpr (op == 4) {
+      exp_tile_init();
+      exp_tile(0);
     }
     if constexpr (op == 1 || op == 2) {
       recip_tile_init();

@@ -100,6 +100,15 @@ def test_exp_approximate_mode_is_close_but_not_exact():
     assert not torch.equal(approx, exact)
 
 
+def test_exp_without_template_argument_is_exact_in_approximate_mode():
+    # tt-metal's exp_tile<approx = false>: math_approx_mode only sets APPROX, which a
+    # kernel passes (the compiler emits exp_tile<APPROX>); a bare exp_tile() is exact.
+    x = bf16_input(6)
+    exact = run(programs.sfpu_unary(SHAPE, "exp"), x=x)
+    default = run(programs.sfpu_unary(SHAPE, "exp_default", ComputeConfig(math_approx_mode=True)), x=x)
+    assert torch.equal(default, exact)
+
+
 def test_recip_and_exp_then_recip():
     x = (bf16_input(7).float().abs() + 0.5).to(torch.bfloat16)
     recip = run(programs.sfpu_unary(SHAPE, "recip"), x=x)

@@ -1,4 +1,5 @@
-// exp_tile: DST[idst] = exp(DST[idst]); exact unless approx (or math_approx_mode).
+// exp_tile: DST[idst] = exp(DST[idst]); exact unless approx (kernels pass APPROX, the
+// program's math_approx_mode, as on tt-metal, whose default is exact too).
 #pragma once
 
 #include "api/compute/eltwise_unary/eltwise_unary.h"
