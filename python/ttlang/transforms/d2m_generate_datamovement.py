@@ -144,6 +144,35 @@ FlashAttention's K/V (sent down the columns, from row 0 before) within 0.3%.
 An input shared along both grid dims is sent by core (0, 0), and a multicast in
 rounds by the first core that reaches every block (the last, backward; above).
 
+First blocks first: at the start every core reads its own first blocks (FlashAttention's
+Q chunk) and each sender the shared first block of its line (K's first chunk); the
+banks and links serve transfers in the order they come, so the sender's block, issued
+after its own Q had landed, queued behind its receivers' Q reads and the first step
+waited for it. With one handshake (`_primed_sharing`: a single set of senders, its
+inputs at one loop level, multicast at the first iteration, and some input each core
+reads itself), a receiver of the first blocks reserves them and sends `ready` at the
+reader's start (its CBs are empty; the first iteration skips that `ready`), and waits
+for the sender's `start` (a new semaphore) before its own first reads; the sender sets
+`start` once every piece of its first member's first block has been issued (one
+piece: before its `ready` wait; in pieces: as the last piece's read goes out).
+Setting it once K's first piece is issued gave 97,295 at D = 64 (K's second piece
+then queued behind the Q reads); once V's first is, 98,014. Modeled, causal FlashAttention (8x8, default chunks):
+[1, 8, 2048, 64] 96,811 -> 96,034, [1, 8, 2048, 128] 160,354 -> 158,193, [1, 8, 512,
+64] 20,229 -> 20,198; non-causal unchanged; matmul (two handshakes) not primed.
+
+    ^bb0(...):                                                // the reader
+      scf.if %receives_first {                                // not the sender; loops reach it
+        d2m.reserve %k_cb ; d2m.reserve %v_cb
+        d2m.semaphore_inc %k_v_ready, %c1 core[%sender_y, %x]
+      }
+      scf.for %d0 ... {
+        scf.if (%d0 == 0 and %receives_first) { d2m.semaphore_wait %k_v_start, %c1 reset %c0 }
+        ... the Q read ...
+        scf.for %d1 ... {
+          sender: k's reads issued; scf.if (first iteration) { d2m.semaphore_set %k_v_start ... }
+                  d2m.semaphore_wait %k_v_ready ... (the multicasts as below)
+          receiver: scf.if (not the first iteration) { d2m.semaphore_inc %k_v_ready ... } ...
+
 Pieces: a block of B >= `PIECE_BYTES` (32 KiB) bytes whose dims before its tile rows
 are 1 is read and multicast in max(2, B // PIECE_BYTES) runs of its tile rows (at most
 one a row; `rows(start, stop)` of `d2m.dma_read` and `d2m.dma_mcast`), as even as the
@@ -315,13 +344,15 @@ Sharing = tuple[tuple[int, ...], tuple[int, ...] | None]  # Stream.sharing
 @dataclass(frozen=True)
 class Semaphores:
     """A handshake's semaphores, as positions among the regions' block arguments: one
-    `ready`, a `valid` per member (by operand index: its block has landed), and where
-    the group is multicast in backward rounds a `back_valid` per member and `go`."""
+    `ready`, a `valid` per member (by operand index: its block has landed), where the
+    group is multicast in backward rounds a `back_valid` per member and `go`, and for
+    the primed handshake (module docstring, "First blocks first") `start`."""
 
     ready: int
     valid: dict[int, int]
     back_valid: dict[int, int]
     go: int | None
+    start: int | None = None  # the primed handshake's (`_primed_sharing`)
 
 
 Group = tuple[tuple[int, ...], Semaphores, Sequence[Member]]  # shared dims
@@ -692,6 +723,7 @@ class _RegionWriter:
         self.steps: dict[SSAValue, SSAValue] = {}  # a backwards loop's block -> its step
         # a sender waits for its multicasts a block later: the last ones after the loops
         self.multicasts_waited_after_loops = False
+        self.primed: _Primed | None = None  # "First blocks first" (module docstring)
         self.core = [self.emit(d2m.CoreIndexOp(dim)).result for dim in range(GRID_RANK)]
         # the first block of the core's range along each contiguously dealt loop dim
         self.first_block: dict[int, SSAValue] = {}
@@ -891,6 +923,8 @@ def _read(
     reads = []
     multicasts: dict[Sharing, list[Member]] = {}
     partial: dict[Sharing, Stream] = {}
+    if any(not stream.shared_grid_dims for stream in streams):
+        _await_start(writer, block, ivs)
     for stream in streams:
         cb = block_cb(writer, stream)
         l1_block = emit(d2m.ReserveOp(cb, cb.type.block), block).result
@@ -911,7 +945,7 @@ def _read(
         if sharing not in partial
     ]
     if groups:
-        _multicast(writer, block, groups)
+        _multicast(writer, block, groups, ivs=ivs)
     for sharing, stream in partial.items():
         _multicast_in_rounds(writer, block, stream, (sharing[0], semaphores[sharing], multicasts[sharing]), ivs)
 
@@ -919,6 +953,99 @@ def _read(
 def _push(writer: _RegionWriter, block: Block, members: Sequence[Member]) -> None:
     for cb, *_ in members:
         writer.emit(d2m.PushOp(cb), block)
+
+
+@dataclass
+class _Primed:
+    """The primed handshake (`_primed_sharing`): its streams and semaphores, the loop
+    depth of the first reads the cores do themselves, and (once `_prime` has run) the
+    i1 at the region's top telling whether this core receives its first blocks."""
+
+    streams: Sequence[Stream]
+    semaphores: Semaphores
+    private_depth: int
+    receives_first: SSAValue | None = None
+
+
+def _iteration_test(writer: _RegionWriter, block: Block, ivs: Sequence[SSAValue], first: bool) -> SSAValue | None:
+    """i1: the loops at `ivs` are at their first iteration (`first`), or past it; None
+    without loops (then always the first)."""
+    test = None
+    for iv in ivs:
+        step = writer.steps.get(iv, iv)
+        here = writer.emit(arith.CmpiOp(step, writer.constant(0), "eq" if first else "ne"), block).result
+        if test is not None:
+            here = writer.emit((arith.AndIOp if first else arith.OrIOp)(test, here), block).result
+        test = here
+    return test
+
+
+def _guard(writer: _RegionWriter, block: Block, condition: SSAValue | None, ops: Sequence[Operation]) -> None:
+    """`ops` under `scf.if condition` (directly when None)."""
+    then = block if condition is None else Block()
+    for op in ops:
+        writer.emit(op, then)
+    if condition is not None:
+        then.add_op(scf.YieldOp())
+        writer.emit(scf.IfOp(condition, [], Region(then), Region(Block([scf.YieldOp()]))), block)
+
+
+def _first_receiver(writer: _RegionWriter, block: Block, primed: _Primed, sender: Sequence[SSAValue]) -> SSAValue:
+    """i1: this core receives the primed handshake's first blocks: it is not their
+    sender, and its loops down to the handshake reach their first iteration."""
+    emit = writer.emit
+    first = primed.streams[0]
+    receives = None
+    for grid_dim in first.shared_grid_dims:
+        other = emit(arith.CmpiOp(writer.core[grid_dim], sender[grid_dim], "ne"), block).result
+        receives = other if receives is None else emit(arith.OrIOp(receives, other), block).result
+    assert receives is not None
+    at = Emitter(lambda op: emit(op, block).results[0], writer.constant)
+    for dim, bound in enumerate(writer.space.bounds[: first.depth]):
+        if bound is None:
+            continue
+        dims = [at.block_index(writer, d, writer.constant(0)) for d in range(dim)]
+        upper = affine_value(bound, dims, at.emit, at.constant)
+        reaches = emit(arith.CmpiOp(upper, writer.constant(0), "sgt"), block).result
+        receives = emit(arith.AndIOp(receives, reaches), block).result
+    return receives
+
+
+def _primed_sender(writer: _RegionWriter, block: Block, primed: _Primed) -> list[SSAValue]:
+    """The core sending the primed handshake's first blocks (its first round's)."""
+    first = primed.streams[0]
+    return _sender(writer, block, first.shared_grid_dims, False, first.rounds is not None)
+
+
+def _prime(writer: _RegionWriter, primed: _Primed) -> None:
+    """At the reader's start, a receiver of the primed handshake's first blocks reserves
+    them and sends its `ready` (its CBs are empty), which the handshake's first
+    iteration then skips: the sender need not wait for the receivers' own first reads."""
+    sender = _primed_sender(writer, writer.block, primed)
+    receives = primed.receives_first = _first_receiver(writer, writer.block, primed, sender)
+    ops: list[Operation] = []
+    for stream in primed.streams:
+        cb = block_cb(writer, stream)
+        ops.append(d2m.ReserveOp(cb, cb.type.block))
+    ready = writer.block.args[primed.semaphores.ready]
+    ops.append(d2m.SemaphoreIncOp(operands=[ready, writer.constant(1), sender]))
+    _guard(writer, writer.block, receives, ops)
+
+
+def _await_start(writer: _RegionWriter, block: Block, ivs: Sequence[SSAValue]) -> None:
+    """Before the cores' own first reads: a receiver of the primed handshake's first
+    blocks waits for its sender's `start` (the first member's reads issued)."""
+    primed = writer.primed
+    if primed is None or len(ivs) != primed.private_depth:
+        return
+    first = _iteration_test(writer, block, ivs, first=True)
+    receives = primed.receives_first
+    assert receives is not None, "the reader's top primes the handshake first"
+    if first is not None:
+        receives = writer.emit(arith.AndIOp(first, receives), block).result
+    start = writer.block.args[primed.semaphores.start]  # type: ignore[index]
+    constant = writer.constant
+    _guard(writer, block, receives, [d2m.SemaphoreWaitOp(operands=[start, constant(1), [constant(0)]])])
 
 
 def _multicast_in_rounds(
@@ -1092,7 +1219,11 @@ def _multicast(
                 go = d2m.SemaphoreWaitOp(operands=[arg(semaphores.go), constant(1), [constant(0)]])
                 emit(scf.IfOp(first, [], Region(Block([go, scf.YieldOp()])), Region(Block([scf.YieldOp()]))), branch)
             ready = arg(semaphores.ready)
-            emit(d2m.SemaphoreIncOp(operands=[ready, constant(1), sender_of[shared]]), branch)
+            inc = d2m.SemaphoreIncOp(operands=[ready, constant(1), sender_of[shared]])
+            if semaphores.start is None or backward:
+                emit(inc, branch)
+            elif ivs:  # the first iteration's `ready` went at the start (`_prime`)
+                _guard(writer, branch, _iteration_test(writer, branch, ivs, first=False), [inc])
         # the groups it sends first (stable: each kind in group order)
         for (shared, semaphores, members), sending, pieces in sorted(
             zip(groups, sends, pieces_of), key=lambda item: not item[1]
@@ -1128,6 +1259,18 @@ def _multicast(
             if defer:
                 emit(d2m.DMAWriteBarrierOp(), send)
                 writer.multicasts_waited_after_loops = True
+            # the primed handshake's first iteration: `start` once the first member's
+            # reads are all issued, so they reach DRAM before the receivers' own
+            primed = semaphores.start is not None and not backward
+            first_read = max(i for i, (member, _) in enumerate(pieces) if member == 0)
+
+            def start(at: Block) -> None:
+                assert semaphores.start is not None
+                signal = d2m.SemaphoreSetOp(operands=[arg(semaphores.start), constant(1), origin, shape])
+                _guard(writer, at, _iteration_test(writer, at, ivs, first=True), [signal])
+
+            if primed and first_read == 0:
+                start(send)
             emit(d2m.SemaphoreWaitOp(operands=[arg(semaphores.ready), receivers, [constant(0)]]), send)
             multicasts = []
             for position, piece in enumerate(pieces):
@@ -1143,6 +1286,8 @@ def _multicast(
                     emit(d2m.SemaphoreSetOp(operands=[valids[member], constant(1), origin, shape]), send)
                 if position + 1 < len(pieces):  # the next piece's read overlaps this multicast
                     read(members, pieces[position + 1], send)
+                    if primed and position + 1 == first_read:
+                        start(send)
                 if ends_block:  # the block goes to compute before its multicast is through
                     _push(writer, send, [members[member]])
             for tx in multicasts if not defer else ():  # before the CB slots are written again
@@ -1311,8 +1456,29 @@ def _add_semaphores(generic: d2m.GenericOp, streams: Sequence[Stream]) -> dict[S
         valid = {i: add(f"{names[i]}_valid") for i in indices}
         back = shared in backward
         back_valid = {i: add(f"{names[i]}_back_valid") for i in indices} if back else {}
-        semaphores[shared] = Semaphores(ready, valid, back_valid, add(f"{group}_go") if back else None)
+        go = add(f"{group}_go") if back else None
+        start = add(f"{group}_start") if shared == _primed_sharing(streams) else None
+        semaphores[shared] = Semaphores(ready, valid, back_valid, go, start)
     return semaphores
+
+
+def _primed_sharing(inputs: Sequence[Stream]) -> Sharing | None:
+    """The handshake whose first blocks go to DRAM before the receivers' own first reads
+    (module docstring, "First blocks first"): a kernel's only handshake, when some input
+    is read by every core itself, its inputs move at one loop level and it multicasts at
+    the first iteration (its first round, forwards). Two handshakes could wait for each
+    other's start; inputs at two levels make two handshakes on one `ready`."""
+    sharings = {s.sharing for s in inputs if s.shared_grid_dims}
+    if len(sharings) != 1 or all(s.shared_grid_dims for s in inputs):
+        return None
+    (sharing,) = sharings
+    members = [s for s in inputs if s.sharing == sharing]
+    if len({s.depth for s in members}) != 1:  # handshakes at two loop levels
+        return None
+    first = members[0]
+    if first.rounds is not None and (0 not in first.rounds or 0 in first.backward):
+        return None
+    return sharing
 
 
 def generate_datamovement(generic: d2m.GenericOp) -> None:
@@ -1336,6 +1502,14 @@ def generate_datamovement(generic: d2m.GenericOp) -> None:
         if not group:
             continue
         writer = _RegionWriter(block, generic, space)
+        primed = _primed_sharing(group) if emit_stream is _read else None
+        if primed is not None:
+            writer.primed = _Primed(
+                [s for s in group if s.sharing == primed],
+                semaphores[primed],
+                min(s.depth for s in group if not s.shared_grid_dims),
+            )
+            _prime(writer, writer.primed)
         writer.nest(group, emit_stream, semaphores, writes_after_inner_loops=emit_stream is _write)
         if writer.multicasts_waited_after_loops:
             writer.emit(d2m.DMAWriteBarrierOp())

@@ -35,9 +35,22 @@
 // CHECK-NEXT:      %{{.*}} = arith.addi %[[I]], %{{.*}} : index
 // The reader: per n, a block i, then b blocks 0 .. i (its bound, i + 1)
 // CHECK:       }, {
+// b is primed ("First blocks first"): core 1, receiving round 0's first b block (its
+// loops reach it: its bound there, 3, is positive), reserves it and sends `ready` at the
+// start, and waits for core 0's `start` before its first a read.
 // CHECK:         %[[RY:.*]] = d2m.core_index(0)
 // CHECK-NEXT:    %[[RX:.*]] = d2m.core_index(1)
-// CHECK-NEXT:    scf.for %[[RN:.*]] = %[[C0:.*]] to %{{.*}} step %{{.*}} {
+// CHECK-NEXT:    %[[NOT_SENDER:.*]] = arith.cmpi ne, %[[RX]], %[[C0:.*]] : index
+// CHECK:         %[[REACHES_FIRST:.*]] = arith.cmpi sgt, %{{.*}}, %[[C0]] : index
+// CHECK-NEXT:    %[[PRIME:.*]] = arith.andi %[[NOT_SENDER]], %[[REACHES_FIRST]] : i1
+// CHECK-NEXT:    scf.if %[[PRIME]] {
+// CHECK-NEXT:      d2m.reserve
+// CHECK-NEXT:      d2m.semaphore_inc %b_ready_1, %{{.*}} core[%[[RY]], %[[C0]]]
+// CHECK:         scf.for %[[RN:.*]] = %[[C0]] to %{{.*}} step %{{.*}} {
+// CHECK-NEXT:      %[[FIRST_N:.*]] = arith.cmpi eq, %[[RN]], %[[C0]] : index
+// CHECK-NEXT:      %[[AWAIT:.*]] = arith.andi %[[FIRST_N]], %[[PRIME]] : i1
+// CHECK-NEXT:      scf.if %[[AWAIT]] {
+// CHECK-NEXT:        d2m.semaphore_wait %b_start_1, %{{.*}} reset %[[C0]]
 // CHECK:           %[[A_BLK:.*]] = d2m.reserve
 // CHECK:           d2m.dma_read %a[%{{.*}}, %{{.*}}], %[[A_BLK]]
 // CHECK:           scf.for %[[STEP:.*]] = %{{.*}} to %[[END:.*]] step %{{.*}} {
@@ -64,6 +77,14 @@
 // CHECK-NEXT:            %[[CORES:.*]] = arith.addi %[[RECEIVERS]], %{{.*}} : index
 // CHECK-NEXT:            %[[ANY:.*]] = arith.cmpi ugt, %[[RECEIVERS]], %[[C0]] : index
 // CHECK-NEXT:            scf.if %[[ANY]] {
+// The first iteration: `start` once the block's read is issued
+// CHECK-NEXT:              %[[F0:.*]] = arith.cmpi eq, %[[RN]], %[[C0]] : index
+// CHECK-NEXT:              %[[F1:.*]] = arith.cmpi eq, %[[STEP]], %[[C0]] : index
+// CHECK-NEXT:              %[[FIRST_IT:.*]] = arith.andi %[[F0]], %[[F1]] : i1
+// CHECK-NEXT:              scf.if %[[FIRST_IT]] {
+// CHECK-NEXT:                d2m.semaphore_set %b_start_1, %{{.*}} core[%[[RY]], %[[C0]]] mcast[%{{.*}}, %[[CORES]]]
+// CHECK-NEXT:              } else {
+// CHECK-NEXT:              }
 // CHECK-NEXT:              d2m.semaphore_wait %b_ready_1, %[[RECEIVERS]] reset %[[C0]]
 // CHECK-NEXT:              d2m.dma_wait %[[TX]]
 // CHECK-NEXT:              %[[MC:.*]] = d2m.dma_mcast %[[B_BLK]], %[[B_BLK]] core[%[[RY]], %[[C0]]] mcast[%{{.*}}, %[[CORES]]] linked :
@@ -74,8 +95,15 @@
 // CHECK-NEXT:            } else {
 // CHECK-NEXT:              d2m.dma_wait %[[TX]]
 // CHECK-NEXT:              d2m.push %[[B_CB]]
+// A receiver's first-iteration `ready` went at the start
 // CHECK:               } else {
-// CHECK-NEXT:            d2m.semaphore_inc %b_ready_1, %{{.*}} core[%[[RY]], %[[C0]]]
+// CHECK-NEXT:            %[[L0:.*]] = arith.cmpi ne, %[[RN]], %[[C0]] : index
+// CHECK-NEXT:            %[[L1:.*]] = arith.cmpi ne, %[[STEP]], %[[C0]] : index
+// CHECK-NEXT:            %[[LATER:.*]] = arith.ori %[[L0]], %[[L1]] : i1
+// CHECK-NEXT:            scf.if %[[LATER]] {
+// CHECK-NEXT:              d2m.semaphore_inc %b_ready_1, %{{.*}} core[%[[RY]], %[[C0]]]
+// CHECK-NEXT:            } else {
+// CHECK-NEXT:            }
 // CHECK-NEXT:            d2m.semaphore_wait %b_valid_1, %{{.*}} reset %[[C0]]
 // CHECK-NEXT:            d2m.push %[[B_CB]]
 // CHECK:             } else {
@@ -181,14 +209,18 @@ func.func @unequal_heads(%a: !dram3, %b: !dram3, %out: !dram3) {
 // multicasts and pushes c, waits for the multicasts and sets c's `valid`. A receiver
 // pushes each block on its own `valid`. With no receivers (its loop alone reaches the
 // block) it reads c at once and waits for both.
+// Primed: the first round's sender sets `start` once b's first read is issued (c goes
+// to DRAM after the receivers' a).
 // CHECK-LABEL: func.func @serpentine_pair
 // CHECK:       }, {
+// CHECK:           d2m.semaphore_wait %b_c_start_1
 // CHECK:             scf.if %{{.*}} {
 // CHECK-NEXT:          %[[SENDS:.*]] = arith.cmpi eq, %{{.*}}, %{{.*}} : index
 // CHECK-NEXT:          scf.if %[[SENDS]] {
 // CHECK-NEXT:            %[[BTX:.*]] = d2m.dma_read %b
 // CHECK:                 scf.if %{{.*}} {
-// CHECK-NEXT:              d2m.semaphore_wait %b_c_ready_1, %{{.*}} reset %{{.*}}
+// CHECK:                   d2m.semaphore_set %b_c_start_1
+// CHECK:                   d2m.semaphore_wait %b_c_ready_1, %{{.*}} reset %{{.*}}
 // CHECK-NEXT:              d2m.dma_wait %[[BTX]]
 // CHECK-NEXT:              %[[BMC:.*]] = d2m.dma_mcast {{.*}}] linked :
 // CHECK-NEXT:              d2m.semaphore_set %b_valid_1
@@ -208,8 +240,8 @@ func.func @unequal_heads(%a: !dram3, %b: !dram3, %out: !dram3) {
 // CHECK-NEXT:              d2m.push %[[C_CB]]
 // CHECK-NEXT:            }
 // CHECK-NEXT:          } else {
-// CHECK-NEXT:            d2m.semaphore_inc %b_c_ready_1
-// CHECK-NEXT:            d2m.semaphore_wait %b_valid_1
+// CHECK:                   d2m.semaphore_inc %b_c_ready_1
+// CHECK:                 d2m.semaphore_wait %b_valid_1
 // CHECK-NEXT:            d2m.push %[[B_CB]]
 // CHECK-NEXT:            d2m.semaphore_wait %c_valid_1
 // CHECK-NEXT:            d2m.push %[[C_CB]]

@@ -102,9 +102,14 @@ func.func @rows_not_one_run(%x: memref<2x8x4x!tile, #ttcore.memory_space<dram>>,
 // Multicast in rounds (bounds.mlir's serpentine triangle, 16x2-tile blocks of 64 KiB):
 // in both the forward and the backward round the sender multicasts b in two pieces
 // when it has receivers; with none, it issues the second piece's read behind the first
-// and waits for both. In the other rounds every core reads its own block whole.
+// and waits for both. In the other rounds every core reads its own block whole. (b is
+// primed, "First blocks first": the first round's sender sets `start` once both pieces'
+// reads of its first block are issued.)
 // CHECK-LABEL: func.func @pieces_in_rounds
 // CHECK:       }, {
+// CHECK:         d2m.semaphore_inc %b_ready_1
+// CHECK:         d2m.semaphore_wait %b_start_1
+// CHECK:         scf.for %d1
 // CHECK:           scf.if
 // CHECK-NEXT:        %[[FIRST:.*]] = arith.cmpi eq
 // CHECK-NEXT:        scf.if %[[FIRST]] {
@@ -114,7 +119,8 @@ func.func @rows_not_one_run(%x: memref<2x8x4x!tile, #ttcore.memory_space<dram>>,
 // CHECK-NEXT:            d2m.dma_wait %[[B0]]
 // CHECK-NEXT:            %[[M0:.*]] = d2m.dma_mcast %[[B_BLK]], %[[B_BLK]] core[{{.*}}] mcast[{{.*}}] rows(0, 8) linked :
 // CHECK-NEXT:            %[[B1:.*]] = d2m.dma_read %b[{{.*}}], %[[B_BLK]] rows(8, 16) :
-// CHECK-NEXT:            d2m.dma_wait %[[B1]]
+// CHECK:                   d2m.semaphore_set %b_start_1
+// CHECK:                 d2m.dma_wait %[[B1]]
 // CHECK-NEXT:            %[[M1:.*]] = d2m.dma_mcast %[[B_BLK]], %[[B_BLK]] core[{{.*}}] mcast[{{.*}}] rows(8, 16) linked :
 // CHECK-NEXT:            d2m.semaphore_set %b_valid_1
 // CHECK-NEXT:            d2m.push %[[B_CB:[^ ]*]] :
