@@ -361,3 +361,36 @@ func.func @one_buffer(%k: !dram, %out: !dram) {
   }
   return
 }
+
+// -----
+
+!tile = !ttcore.tile<32x32, bf16>
+!cb = !d2m.cb<memref<1x1x!tile, #ttcore.memory_space<l1>>>
+!dram = memref<1x2x!tile, #ttcore.memory_space<dram>>
+!one = memref<1x1x!tile, #ttcore.memory_space<dram>>
+
+// First blocks first, not taken: on a 1x2 grid c (one block per row) and s (one for the
+// grid) are both multicast along the row, by one handshake at two loop levels (s once,
+// c per row) on one `ready`; priming it would send one early `ready` for two first
+// handshakes, so it is not primed (no `start` semaphore), though x is read by each core.
+// CHECK-LABEL: func.func @not_primed_two_levels
+// CHECK:       }, {
+// CHECK-NEXT:  ^bb0({{.*}}%c_s_ready_1: !d2m.semaphore, %c_valid_1: !d2m.semaphore, %s_valid_1: !d2m.semaphore):
+// CHECK-NOT:     _start
+// CHECK:         d2m.dma_read %x
+// CHECK:       }, {
+func.func @not_primed_two_levels(%x: !dram, %c: !one, %s: !one, %out: !dram) {
+  d2m.generic {grid = #ttcore.grid<1x2>, block_factors = [1, 1], indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, 0)>, affine_map<(d0, d1) -> (0, 0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = [#ttcore.iterator_type<parallel>, #ttcore.iterator_type<parallel>], threads = [#d2m.thread<compute>]} ins(%x, %c, %s : !dram, !one, !one) outs(%out : !dram) {
+  ^bb0(%x_cb: !cb, %c_cb: !cb, %s_cb: !cb, %out_cb: !cb):
+    %sb = d2m.wait %s_cb : !cb -> tensor<1x1x!tile>
+    %cb = d2m.wait %c_cb : !cb -> tensor<1x1x!tile>
+    %xb = d2m.wait %x_cb : !cb -> tensor<1x1x!tile>
+    %o = d2m.reserve %out_cb : !cb -> tensor<1x1x!tile>
+    d2m.store %o, %xb : tensor<1x1x!tile>, tensor<1x1x!tile>
+    d2m.push %out_cb : !cb
+    d2m.pop %x_cb : !cb
+    d2m.pop %c_cb : !cb
+    d2m.pop %s_cb : !cb
+  }
+  return
+}
