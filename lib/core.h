@@ -28,6 +28,7 @@ struct KernelThread {
   std::vector<uint32_t> runtime_args;
   Fiber* fiber = nullptr;
   uint64_t reads_done_at = 0;   // completion of the last outstanding NoC read
+  uint32_t read_trid = 0;       // the transaction id the thread's next reads carry
   uint64_t writes_done_at = 0;  // completion of the last outstanding NoC write
   // Transfers in flight, so that a race shows: a read's bytes land in L1 only when the
   // thread waits for it (noc_async_read_barrier), and a CB page handed on while a
@@ -37,6 +38,7 @@ struct KernelThread {
     uint32_t size;
     uint64_t done;              // when the NoC completes it
     std::vector<uint8_t> data;  // a read's bytes, taken from the source at issue
+    uint32_t trid = 0;          // a read's transaction id (noc_async_read_set_trid)
   };
   std::vector<Transfer> reads_in_flight;
   std::vector<Transfer> writes_in_flight;

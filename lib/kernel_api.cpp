@@ -568,7 +568,7 @@ void noc_read(uint64_t src_noc_addr, uint32_t dst_l1_addr, uint32_t size) {
   } else {
     fail(std::string(call) + ": source " + hex(src_noc_addr) + " is not a core or DRAM NoC address");
   }
-  thread.reads_in_flight.push_back({destination, size, done, std::move(data)});
+  thread.reads_in_flight.push_back({destination, size, done, std::move(data), thread.read_trid});
   thread.reads_done_at = std::max(thread.reads_done_at, done);
   trace_noc_transfer(thread.core->index(), true, source.kind == NocAddress::Kind::Dram ? static_cast<int>(source.bank) : -1,
                      now, done);
@@ -634,6 +634,37 @@ void noc_read_barrier() {
   scheduler().wait_until(thread.reads_done_at);
   for (const KernelThread::Transfer& read : thread.reads_in_flight) std::memcpy(read.l1, read.data.data(), read.size);
   thread.reads_in_flight.clear();
+}
+
+// tt-metal's NOC_MAX_TRANSACTION_ID (Wormhole and Blackhole noc_parameters.h).
+constexpr uint32_t kMaxTransactionId = 0xF;
+
+void noc_read_set_trid(uint32_t trid) {
+  device().note_api_call("noc_async_read_set_trid");
+  TracedCall traced("noc_async_read_set_trid");
+  if (trid > kMaxTransactionId)
+    fail("noc_async_read_set_trid(" + std::to_string(trid) + "): transaction ids are 0x0-0xF");
+  device().thread().read_trid = trid;
+}
+
+void noc_read_barrier_with_trid(uint32_t trid) {
+  device().note_api_call("noc_async_read_barrier_with_trid");
+  TracedCall traced("noc_async_read_barrier_with_trid");
+  if (trid > kMaxTransactionId)
+    fail("noc_async_read_barrier_with_trid(" + std::to_string(trid) + "): transaction ids are 0x0-0xF");
+  KernelThread& thread = device().thread();
+  uint64_t done = 0;
+  for (const KernelThread::Transfer& read : thread.reads_in_flight)
+    if (read.trid == trid) done = std::max(done, read.done);
+  scheduler().wait_until(done);
+  std::vector<KernelThread::Transfer> others;
+  for (KernelThread::Transfer& read : thread.reads_in_flight) {
+    if (read.trid == trid)
+      std::memcpy(read.l1, read.data.data(), read.size);
+    else
+      others.push_back(std::move(read));
+  }
+  thread.reads_in_flight = std::move(others);
 }
 
 void noc_write_barrier() {

@@ -121,6 +121,8 @@ void noc_write(uint32_t src_l1_addr, uint64_t dst_noc_addr, uint32_t size);
 void noc_write_multicast(uint32_t src_l1_addr, uint64_t dst_mcast_addr, uint32_t size,
                          uint32_t num_dests, bool include_self, bool linked);
 void noc_read_barrier();
+void noc_read_set_trid(uint32_t trid);
+void noc_read_barrier_with_trid(uint32_t trid);
 void noc_write_barrier();
 uint32_t semaphore_addr(uint32_t id);
 void semaphore_wait(volatile uint32_t* addr, uint32_t value, bool at_least);

@@ -56,8 +56,9 @@ for name, source in artifact.sources.items():
 # CHECK: void kernel_main() {
 # CHECK: cb_reserve_back([[A:.*]], 1);
 # CHECK-NEXT: uint32_t [[PTR:.*]] = get_write_ptr([[A]]);
+# CHECK-NEXT: noc_async_read_set_trid(1);
 # CHECK-NEXT: noc_async_read_tile(0, {{.*}}, [[PTR]]);
-# CHECK-NEXT: noc_async_read_barrier();
+# CHECK-NEXT: noc_async_read_barrier_with_trid(1);
 # CHECK-NEXT: cb_push_back([[A]], 1);
 
 # CHECK-LABEL: // ===== add_writer

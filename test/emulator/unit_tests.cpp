@@ -391,6 +391,48 @@ void test_noc_issue_cost() {
   CHECK(g_write_issue_cost == n150().noc.write_issue_cycles);
 }
 
+// A read carries the transaction id set before it (noc_async_read_set_trid), and a
+// barrier on an id waits for that id's reads only: the small read issued first (id 2)
+// is waited for while the large one (id 1) is still in flight; its bytes land only at
+// its own barrier. Ids past tt-metal's 0xF are an error.
+uint64_t g_small_waited = 0, g_large_waited = 0, g_large_done_at = 0;
+uint8_t g_before_large_barrier = 0, g_after_large_barrier = 0;
+void trid_kernel() {
+  Scheduler& clock = Device::active().scheduler();
+  uint32_t page = get_write_ptr(0);
+  auto* bytes = reinterpret_cast<volatile uint8_t*>(page);
+  bytes[1024] = 0;
+  bytes[3072] = 7;  // the large read's first source byte
+  noc_async_read_set_trid(2);
+  noc_async_read(get_noc_addr(0, 0, page + 2048), page, 32);
+  noc_async_read_set_trid(1);
+  noc_async_read(get_noc_addr(0, 0, page + 3072), page + 1024, 1024);
+  g_large_done_at = Device::active().thread().reads_done_at;
+  noc_async_read_barrier_with_trid(2);
+  g_small_waited = clock.now();
+  g_before_large_barrier = bytes[1024];
+  noc_async_read_barrier_with_trid(1);
+  g_large_waited = clock.now();
+  g_after_large_barrier = bytes[1024];
+}
+
+void bad_trid_kernel() { noc_async_read_set_trid(16); }
+
+void check_run_fails_with(const KernelSpec& kernel, int cols, const std::string& needle);
+
+void test_read_transaction_ids() {
+  DeviceConfig config;
+  Device device(config, n150());
+  device.add_cb(0, 2, 2048, DataFormat::Float16_b);
+  device.add_kernel({"trid", ThreadKind::Reader, trid_kernel});
+  device.run();
+  CHECK(g_small_waited < g_large_done_at);
+  CHECK(g_large_waited >= g_large_done_at);
+  CHECK(g_before_large_barrier == 0 && g_after_large_barrier == 7);
+  check_run_fails_with({"bad", ThreadKind::Reader, bad_trid_kernel}, 1,
+                       "noc_async_read_set_trid(16): transaction ids are 0x0-0xF");
+}
+
 void test_dst_capacity_and_protocol() {
   DstRegisters dst;
   dst.configure(16, false, false);
@@ -602,6 +644,7 @@ int main() {
   test_multicast_responses();
   test_api_call_costs();
   test_noc_issue_cost();
+  test_read_transaction_ids();
   test_dst_capacity_and_protocol();
   test_dram_interleaving_and_bounds();
   test_scheduler_runs_earliest_first();

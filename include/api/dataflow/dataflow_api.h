@@ -172,6 +172,17 @@ FORCE_INLINE void noc_async_write_multicast_loopback_src(uint32_t src_local_l1_a
   ttemu::noc_write_multicast(src_local_l1_addr, dst_noc_addr_multicast, size, num_dests, true, linked);
 }
 
+// ---- transaction ids: the reads issued after noc_async_read_set_trid(t) carry t, and
+// noc_async_read_barrier_with_trid(t) waits for those only (tt-metal's ids are 0x0-0xF).
+FORCE_INLINE void noc_async_read_set_trid(uint32_t trid = 0, uint8_t noc = noc_index) {
+  (void)noc;
+  ttemu::noc_read_set_trid(trid);
+}
+FORCE_INLINE void noc_async_read_barrier_with_trid(uint32_t trid, uint8_t noc = noc_index) {
+  (void)noc;
+  ttemu::noc_read_barrier_with_trid(trid);
+}
+
 // ---- barriers --------------------------------------------------------------------------
 FORCE_INLINE void noc_async_read_barrier(uint8_t noc = noc_index) { (void)noc; ttemu::noc_read_barrier(); }
 FORCE_INLINE void noc_async_write_barrier(uint8_t noc = noc_index) { (void)noc; ttemu::noc_write_barrier(); }

@@ -129,6 +129,9 @@ from ttlang.transforms.analysis.compute_config import COMPUTE_CONFIG_ATTR, compu
 from ttlang.transforms.analysis.provenance import CBBlock, DstRegister, memref_origin
 from ttlang.transforms.diagnostics import PassError, PassInvariantError, source_location
 
+MAX_READ_TRID = 15
+"""Read transaction ids the DMA reads cycle through (tt-metal's NOC_MAX_TRANSACTION_ID)."""
+
 PROGRAM_ATTR = "ttlang.program"
 """The module attribute describing the launch (see the module docstring)."""
 
@@ -260,7 +263,8 @@ class _KernelBuilder:
     values: dict[SSAValue, SSAValue] = field(default_factory=dict)
     cbs: dict[SSAValue, SSAValue] = field(default_factory=dict)  # old CB -> new i32 id
     tiles: dict[SSAValue, CBTile | DstTile] = field(default_factory=dict)
-    transfers: dict[SSAValue, bool] = field(default_factory=dict)  # tx -> is a read
+    # tx -> its read's transaction id (None: a write)
+    transfers: dict[SSAValue, int | None] = field(default_factory=dict)
     addr_gens: dict[int, SSAValue] = field(default_factory=dict)
     runtime_args: dict[tuple[str, int], int] = field(default_factory=dict)
     pack_cb: dict[SSAValue, SSAValue] = field(default_factory=dict)  # old dst -> new out CB
@@ -284,6 +288,13 @@ class _KernelBuilder:
             cb.name_hint = old.name_hint or f"cb{index}"
             self.cbs[old] = cb
         return self.cbs[old]
+
+    def read_trid(self) -> int:
+        """The transaction id of the thread's next DMA read op: 1, 2, ..., 15, then 1
+        again (tt-metal's ids are 0x0-0xF; 0 stays the default). Ops sharing an id only
+        make a wait wait for more."""
+        trid = len([t for t in self.transfers.values() if t is not None]) % MAX_READ_TRID + 1
+        return trid
 
     def const(self, value: int) -> SSAValue:
         """An i32 constant defined at kernel entry (so that inits using it can be hoisted)."""
@@ -701,6 +712,9 @@ class LowerDMA(ConversionPattern):
             origin[-2] = builder.insert(arith.AddiOp(origin[-2], _i32(builder, first_row))).result
         k.check_tile_block(op, dram, origin, block_shape, builder)
         transfer = ttkernel.NocAsyncReadTileOp if reading else ttkernel.NocAsyncWriteTileOp
+        trid = k.read_trid() if reading else None
+        if trid is not None:  # its wait waits for this read only
+            builder.insert(ttkernel.NocAsyncReadSetTridOp(k.const(trid)))
 
         def per_tile(inner: Builder, ivs: list[SSAValue]) -> None:
             page = _linearize(
@@ -715,7 +729,7 @@ class LowerDMA(ConversionPattern):
             inner.insert(transfer(page, generator, address))
 
         emit_i32_loops(builder, block_shape, per_tile)
-        k.transfers[op.tx] = reading
+        k.transfers[op.tx] = trid
 
 
 class LowerFillCausalMask(ConversionPattern):
@@ -783,7 +797,8 @@ class LowerFillCausalMask(ConversionPattern):
 
 
 class LowerDMAWait(ConversionPattern):
-    """`d2m.dma_wait` -> the read or write barrier of its transfer;
+    """`d2m.dma_wait` of a read -> the read barrier of its transaction id (the thread's
+    other reads stay in flight); of a write -> the write barrier;
     `d2m.dma_write_barrier` -> the write barrier."""
 
     ops = (d2m.DMAWaitOp, d2m.DMAWriteBarrierOp)
@@ -791,9 +806,11 @@ class LowerDMAWait(ConversionPattern):
     def lower(  # type: ignore[override]
         self, k: _KernelBuilder, op: d2m.DMAWaitOp | d2m.DMAWriteBarrierOp, builder: Builder
     ) -> None:
-        reads = isinstance(op, d2m.DMAWaitOp) and k.transfers[op.tx]
-        barrier = ttkernel.NocAsyncReadBarrierOp if reads else ttkernel.NocAsyncWriteBarrierOp
-        builder.insert(barrier())
+        trid = k.transfers[op.tx] if isinstance(op, d2m.DMAWaitOp) else None
+        if trid is None:
+            builder.insert(ttkernel.NocAsyncWriteBarrierOp())
+        else:
+            builder.insert(ttkernel.NocAsyncReadBarrierWithTridOp(k.const(trid)))
 
 
 class LowerMulticast(ConversionPattern):
@@ -822,7 +839,7 @@ class LowerMulticast(ConversionPattern):
         builder.insert(
             ttkernel.NocAsyncWriteMulticastOp(source, address, size, receivers, op.linked is not None)
         )
-        k.transfers[op.tx] = False
+        k.transfers[op.tx] = None
 
 
 class LowerSemaphore(ConversionPattern):

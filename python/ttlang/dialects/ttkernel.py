@@ -1676,6 +1676,31 @@ class NocAsyncReadBarrierOp(_NoOperandOp, _DataMovementOp):
     name = "ttkernel.noc_async_read_barrier"
 
 
+class _TridOp(_DataMovementOp):
+    """An op on a read transaction id `trid` (tt-metal's 0x0-0xF)."""
+
+    trid = operand_def(I32)
+    assembly_format = _i32_operands_op(["trid"])
+
+    def __init__(self, trid: SSAValue):
+        super().__init__(operands=[trid])
+
+
+@irdl_op_definition
+class NocAsyncReadSetTridOp(_TridOp):
+    """The reads this thread starts next carry transaction id `trid`."""
+
+    name = "ttkernel.noc_async_read_set_trid"
+
+
+@irdl_op_definition
+class NocAsyncReadBarrierWithTridOp(_TridOp):
+    """Blocks until every read this thread started with transaction id `trid` has
+    landed (the others may still be in flight)."""
+
+    name = "ttkernel.noc_async_read_barrier_with_trid"
+
+
 @irdl_op_definition
 class NocAsyncWriteBarrierOp(_NoOperandOp, _DataMovementOp):
     """Blocks until every write this thread started has been acknowledged."""
@@ -2042,6 +2067,8 @@ TTKernel = Dialect(
         NocAsyncReadOp,
         NocAsyncWriteOp,
         NocAsyncReadBarrierOp,
+        NocAsyncReadSetTridOp,
+        NocAsyncReadBarrierWithTridOp,
         NocAsyncWriteBarrierOp,
         FillCausalMaskTileOp,
         CausalMaskFirstTileOp,

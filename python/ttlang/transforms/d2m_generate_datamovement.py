@@ -107,14 +107,16 @@ DRAM read of each handshake it sends and its `ready`s before the handshakes, the
 runs those it sends, then those it receives, each kind in group order: a send waits
 only for `ready`s, which every core sends before its first handshake, so no core waits
 for one that waits for it, and a core sending b and receiving a, like a matmul's b senders,
-multicasts b without waiting for a). A sender reads a handshake's blocks in pieces (below),
-one after the other: once a piece's read is through it multicasts the piece,
-`linked` (the NoC keeps the path for the sender's next multicast, so what follows
-lands after it), sets the block's `valid` right after the block's last piece, then
-issues the next piece's read, so each multicast overlaps the next read
-(`noc_async_read_barrier` waits for every read in flight: with all reads issued
-first, the first multicast would wait for the last read). The last piece's multicast
-is linked too, to the last block's `valid`. The sender pushes
+multicasts b without waiting for a). A sender reads a handshake's blocks in pieces (below):
+the first member's pieces all at once, each later one as the multicast before it goes
+out (a `d2m.dma_wait` waits for its own read only: convert-d2m-to-ttkernel gives each
+read a transaction id, `noc_async_read_set_trid` / `noc_async_read_barrier_with_trid`,
+so issuing K's pieces together holds no multicast for a later piece; V's reads issued
+with them would reach DRAM before the receivers' next reads and delay those). Once a
+piece's read is through it multicasts the piece, `linked` (the NoC keeps the path for
+the sender's next multicast, so what follows lands after it), and sets the block's
+`valid` right after the block's last piece. The last piece's multicast is linked
+too, to the last block's `valid`. The sender pushes
 each block to its compute thread after its last piece's multicast, before the write
 barriers (compute only reads it).
 
@@ -177,10 +179,9 @@ then queued behind the Q reads); once V's first is, 98,014. Modeled, FlashAttent
 Pieces: a block of B >= `PIECE_BYTES` (32 KiB) bytes whose dims before its tile rows
 are 1 is read and multicast in max(2, B // PIECE_BYTES) runs of its tile rows (at most
 one a row; `rows(start, stop)` of `d2m.dma_read` and `d2m.dma_mcast`), as even as the
-rows allow; any other block is one piece. A piece costs a DRAM round trip no read
-overlaps (the next piece's reads go out after this one's barrier: ~185 modeled cycles
-plus 9 a hop, more where other reads queue at the banks or on the core's read port)
-and a multicast issue; it takes the multicast of the block's other pieces off the
+rows allow; any other block is one piece. A piece costs a multicast issue (and,
+for a later member's pieces, a DRAM round trip that no read overlaps: ~185 modeled
+cycles plus 9 a hop); it takes the multicast of the block's other pieces off the
 block's path. Measured (docs/passes.md has the table): 8 KiB blocks in two pieces
 cost matmul 18% (they stay whole); a 32 KiB matmul block gains 10% in two;
 FlashAttention's 128 KiB blocks gain the most in four pieces of 32 KiB and lose in
@@ -1204,8 +1205,10 @@ def _multicast(
             reads[l1, piece] = emit(d2m.DMAReadOp(source, indices, l1, rows), at).tx
 
         for (_, _, members), sending, pieces in zip(groups, sends, pieces_of):
-            if sending:
-                read(members, pieces[0], branch)
+            if sending:  # the first member's pieces at once (each wait is for its own read)
+                for piece in pieces:
+                    if piece[0] == 0:
+                        read(members, piece, branch)
 
         def arg(position: int) -> SSAValue:
             return writer.block.args[position]
@@ -1260,18 +1263,11 @@ def _multicast(
             if defer:
                 emit(d2m.DMAWriteBarrierOp(), send)
                 writer.multicasts_waited_after_loops = True
-            # the primed handshake's first iteration: `start` once the first member's
-            # reads are all issued, so they reach DRAM before the receivers' own
-            primed = semaphores.start is not None and not backward
-            first_read = max(i for i, (member, _) in enumerate(pieces) if member == 0)
-
-            def start(at: Block) -> None:
-                assert semaphores.start is not None
+            # the primed handshake's first iteration: `start` once the reads are issued,
+            # so they reach DRAM before the receivers' own
+            if semaphores.start is not None and not backward:
                 signal = d2m.SemaphoreSetOp(operands=[arg(semaphores.start), constant(1), origin, shape])
-                _guard(writer, at, _iteration_test(writer, at, ivs, first=True), [signal])
-
-            if primed and first_read == 0:
-                start(send)
+                _guard(writer, send, _iteration_test(writer, send, ivs, first=True), [signal])
             emit(d2m.SemaphoreWaitOp(operands=[arg(semaphores.ready), receivers, [constant(0)]]), send)
             multicasts = []
             for position, piece in enumerate(pieces):
@@ -1285,10 +1281,9 @@ def _multicast(
                 ends_block = rows is None or rows[1] == _tile_rows(l1)
                 if ends_block:
                     emit(d2m.SemaphoreSetOp(operands=[valids[member], constant(1), origin, shape]), send)
-                if position + 1 < len(pieces):  # the next piece's read overlaps this multicast
-                    read(members, pieces[position + 1], send)
-                    if primed and position + 1 == first_read:
-                        start(send)
+                following = pieces[position + 1] if position + 1 < len(pieces) else None
+                if following is not None and (members[following[0]][1], following) not in reads:
+                    read(members, following, send)  # overlaps this multicast
                 if ends_block:  # the block goes to compute before its multicast is through
                     _push(writer, send, [members[member]])
             for tx in multicasts if not defer else ():  # before the CB slots are written again
@@ -1296,8 +1291,9 @@ def _multicast(
             if send is not branch:  # no receivers: the other pieces read at once, then waited for
                 send.add_op(scf.YieldOp())
                 alone = Block()
-                for piece in pieces[1:]:
-                    read(members, piece, alone)
+                for piece in pieces:
+                    if piece[0] != 0:
+                        read(members, piece, alone)
                 for piece in pieces:
                     emit(d2m.DMAWaitOp(reads[members[piece[0]][1], piece]), alone)
                 _push(writer, alone, members)

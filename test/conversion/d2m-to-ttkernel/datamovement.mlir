@@ -14,20 +14,23 @@
 // CHECK-SAME: compute_config = {math_fidelity = "HiFi4"}}}
 
 // The reader: an address generator over `src` from runtime arg 0, a read per tile of
-// the block at (core row * 2, 3), then the read barrier. The block's first tile depends
+// the block at (core row * 2, 3) under the read's transaction id (1, the thread's first
+// read), then the barrier of that id. The block's first tile depends
 // on the core: the emulator checks it against `src`'s 4x6 tiles per dimension and
-// names the dma_read's line (67) when it is outside.
+// names the dma_read's line (70) when it is outside.
 // CHECK-LABEL: func.func @copy_reader() attributes {ttkernel.thread = #ttkernel.thread<reader>}
 // CHECK:      %[[CB:.*]] = ttkernel.get_compile_time_arg_val(0)
 // CHECK:      %[[SIX:.*]] = arith.constant 6 : i32
 // CHECK-NEXT: %[[ADDR:.*]] = ttkernel.get_arg_val(0)
 // CHECK-NEXT: %[[PAGE:.*]] = arith.constant 2048 : i32
 // CHECK-NEXT: %[[GEN:.*]] = ttkernel.get_interleaved_addr_gen_fast(%[[ADDR]], %[[PAGE]]) format <bf16> : !ttkernel.interleaved_addr_gen_fast<dram>
+// CHECK-NEXT: %[[TRID:.*]] = arith.constant 1 : i32
 // CHECK-NEXT: %[[ROW:.*]] = ttkernel.get_arg_val(2)
 // CHECK:      %[[FIRST_ROW:.*]] = arith.muli %[[ROW]], %{{.*}} : i32
 // CHECK-NEXT: ttkernel.cb_reserve_back(%[[CB]], %[[SIX]])
 // CHECK-NEXT: %[[L1:.*]] = ttkernel.get_write_ptr(%[[CB]])
-// CHECK-NEXT: ttkernel.check_tile_block(%[[FIRST_ROW]], %{{.*}}) tensor "src" block [2 : i64, 3 : i64] of [4 : i64, 6 : i64] at "{{.*}}datamovement.mlir:67"
+// CHECK-NEXT: ttkernel.check_tile_block(%[[FIRST_ROW]], %{{.*}}) tensor "src" block [2 : i64, 3 : i64] of [4 : i64, 6 : i64] at "{{.*}}datamovement.mlir:70"
+// CHECK-NEXT: ttkernel.noc_async_read_set_trid(%[[TRID]])
 // CHECK:      scf.for %[[R:.*]] = %{{.*}} to %{{.*}} step %{{.*}} : i32 {
 // CHECK:        scf.for %[[C:.*]] = %{{.*}} to %{{.*}} step %{{.*}} : i32 {
 // CHECK-NEXT:     %[[TR:.*]] = arith.addi %[[FIRST_ROW]], %[[R]] : i32
@@ -42,7 +45,7 @@
 // CHECK-NEXT:     %[[OFFSET:.*]] = arith.muli %[[BT]], %[[TS]] : i32
 // CHECK-NEXT:     %[[AT:.*]] = arith.addi %[[L1]], %[[OFFSET]] : i32
 // CHECK-NEXT:     ttkernel.noc_async_read_tile(%[[PAGE_ID]], %[[GEN]], %[[AT]])
-// CHECK:      ttkernel.noc_async_read_barrier()
+// CHECK:      ttkernel.noc_async_read_barrier_with_trid(%[[TRID]])
 // CHECK-NEXT: ttkernel.cb_push_back(%[[CB]], %[[SIX]])
 
 // The writer's block is at constant tiles (0, 0), inside `dst`: no run-time check.

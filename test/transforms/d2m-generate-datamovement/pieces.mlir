@@ -12,10 +12,11 @@
 // A sender reads and multicasts a block of B >= PIECE_BYTES (32 KiB) bytes in
 // max(2, B // PIECE_BYTES) runs of its tile rows: k's 1x10x3 f32 tiles (120 KiB) in
 // three, rows (0, 3), (3, 6), (6, 10), and v's 1x10x3 bf16 tiles (60 KiB) in two, rows
-// (0, 5), (5, 10) (blocks under 32 KiB go whole: generate.mlir). Each piece is
-// multicast once its read is through (its `dma_wait`), linked, and the next piece's
-// read is issued behind it; k's `valid` follows its last piece (linked too), then v's
-// first read, k's push; v's the same. The write barrier for every multicast comes a
+// (0, 5), (5, 10) (blocks under 32 KiB go whole: generate.mlir). The first member's
+// pieces are read at once (a `dma_wait` waits for its own read only: a transaction id
+// each), the others' as the multicast before them goes out. Each piece is multicast
+// once its read is through, linked; k's `valid` follows its last piece (linked too),
+// then v's first read, k's push; v's the same, its second piece read behind its first. The write barrier for every multicast comes a
 // block later, before the next `ready` wait. The receivers are unchanged: a push per
 // `valid`.
 // CHECK-LABEL: func.func @pieces
@@ -25,14 +26,14 @@
 // CHECK:         %[[V_BLK:.*]] = d2m.reserve %[[V_CB]]
 // CHECK:         scf.if
 // CHECK-NEXT:      %[[K0:.*]] = d2m.dma_read %k[{{.*}}], %[[K_BLK]] rows(0, 3) :
+// CHECK-NEXT:      %[[K1:.*]] = d2m.dma_read %k[{{.*}}], %[[K_BLK]] rows(3, 6) :
+// CHECK-NEXT:      %[[K2:.*]] = d2m.dma_read %k[{{.*}}], %[[K_BLK]] rows(6, 10) :
 // CHECK-NEXT:      d2m.dma_write_barrier
 // CHECK-NEXT:      d2m.semaphore_wait %[[READY]]
 // CHECK-NEXT:      d2m.dma_wait %[[K0]]
 // CHECK-NEXT:      d2m.dma_mcast %[[K_BLK]], %[[K_BLK]] core[{{.*}}] mcast[{{.*}}] rows(0, 3) linked :
-// CHECK-NEXT:      %[[K1:.*]] = d2m.dma_read %k[{{.*}}], %[[K_BLK]] rows(3, 6) :
 // CHECK-NEXT:      d2m.dma_wait %[[K1]]
 // CHECK-NEXT:      d2m.dma_mcast %[[K_BLK]], %[[K_BLK]] core[{{.*}}] mcast[{{.*}}] rows(3, 6) linked :
-// CHECK-NEXT:      %[[K2:.*]] = d2m.dma_read %k[{{.*}}], %[[K_BLK]] rows(6, 10) :
 // CHECK-NEXT:      d2m.dma_wait %[[K2]]
 // CHECK-NEXT:      d2m.dma_mcast %[[K_BLK]], %[[K_BLK]] core[{{.*}}] mcast[{{.*}}] rows(6, 10) linked :
 // CHECK-NEXT:      d2m.semaphore_set %[[K_VALID]]
@@ -100,11 +101,11 @@ func.func @rows_not_one_run(%x: memref<2x8x4x!tile, #ttcore.memory_space<dram>>,
 !dram = memref<64x2x!tile, #ttcore.memory_space<dram>>
 
 // Multicast in rounds (bounds.mlir's serpentine triangle, 16x2-tile blocks of 64 KiB):
-// in both the forward and the backward round the sender multicasts b in two pieces
-// when it has receivers; with none, it issues the second piece's read behind the first
-// and waits for both. In the other rounds every core reads its own block whole. (b is
-// primed, "First blocks first": the first round's sender sets `start` once both pieces'
-// reads of its first block are issued.)
+// in both the forward and the backward round the sender reads b's two pieces at once and
+// multicasts each once its own read is through, when it has receivers; with none, it
+// waits for both. In the other rounds every core reads its own block whole. (b is
+// primed, "First blocks first": the first round's sender sets `start` once the reads of
+// its first block are issued, before its `ready` wait.)
 // CHECK-LABEL: func.func @pieces_in_rounds
 // CHECK:       }, {
 // CHECK:         d2m.semaphore_inc %b_ready_1
@@ -114,29 +115,28 @@ func.func @rows_not_one_run(%x: memref<2x8x4x!tile, #ttcore.memory_space<dram>>,
 // CHECK-NEXT:        %[[FIRST:.*]] = arith.cmpi eq
 // CHECK-NEXT:        scf.if %[[FIRST]] {
 // CHECK-NEXT:          %[[B0:.*]] = d2m.dma_read %b[{{.*}}], %[[B_BLK:[^ ]*]] rows(0, 8) :
+// CHECK-NEXT:          %[[B1:.*]] = d2m.dma_read %b[{{.*}}], %[[B_BLK]] rows(8, 16) :
 // CHECK:               scf.if
-// CHECK-NEXT:            d2m.semaphore_wait %b_ready_1
+// CHECK:                   d2m.semaphore_set %b_start_1
+// CHECK:                 d2m.semaphore_wait %b_ready_1
 // CHECK-NEXT:            d2m.dma_wait %[[B0]]
 // CHECK-NEXT:            %[[M0:.*]] = d2m.dma_mcast %[[B_BLK]], %[[B_BLK]] core[{{.*}}] mcast[{{.*}}] rows(0, 8) linked :
-// CHECK-NEXT:            %[[B1:.*]] = d2m.dma_read %b[{{.*}}], %[[B_BLK]] rows(8, 16) :
-// CHECK:                   d2m.semaphore_set %b_start_1
-// CHECK:                 d2m.dma_wait %[[B1]]
+// CHECK-NEXT:            d2m.dma_wait %[[B1]]
 // CHECK-NEXT:            %[[M1:.*]] = d2m.dma_mcast %[[B_BLK]], %[[B_BLK]] core[{{.*}}] mcast[{{.*}}] rows(8, 16) linked :
 // CHECK-NEXT:            d2m.semaphore_set %b_valid_1
 // CHECK-NEXT:            d2m.push %[[B_CB:[^ ]*]] :
 // CHECK-NEXT:            d2m.dma_wait %[[M0]]
 // CHECK-NEXT:            d2m.dma_wait %[[M1]]
 // CHECK-NEXT:          } else {
-// CHECK-NEXT:            %[[ALONE:.*]] = d2m.dma_read %b[{{.*}}], %[[B_BLK]] rows(8, 16) :
 // CHECK-NEXT:            d2m.dma_wait %[[B0]]
-// CHECK-NEXT:            d2m.dma_wait %[[ALONE]]
+// CHECK-NEXT:            d2m.dma_wait %[[B1]]
 // CHECK-NEXT:            d2m.push %[[B_CB]]
 // CHECK:             %[[BACK0:.*]] = d2m.dma_read %b[{{.*}}], %[[B_BLK]] rows(0, 8) :
+// CHECK-NEXT:        %[[BACK1:.*]] = d2m.dma_read %b[{{.*}}], %[[B_BLK]] rows(8, 16) :
 // CHECK:                 d2m.semaphore_set %b_go_1
 // CHECK:               d2m.semaphore_wait %b_ready_1
 // CHECK-NEXT:            d2m.dma_wait %[[BACK0]]
 // CHECK-NEXT:            d2m.dma_mcast %[[B_BLK]], %[[B_BLK]] core[{{.*}}] mcast[{{.*}}] rows(0, 8) linked :
-// CHECK-NEXT:            %[[BACK1:.*]] = d2m.dma_read %b[{{.*}}], %[[B_BLK]] rows(8, 16) :
 // CHECK-NEXT:            d2m.dma_wait %[[BACK1]]
 // CHECK-NEXT:            d2m.dma_mcast %[[B_BLK]], %[[B_BLK]] core[{{.*}}] mcast[{{.*}}] rows(8, 16) linked :
 // CHECK-NEXT:            d2m.semaphore_set %b_back_valid_1
