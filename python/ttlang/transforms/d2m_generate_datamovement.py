@@ -155,10 +155,11 @@ inputs at one loop level, multicast at the first iteration, and some input each 
 reads itself), a receiver of the first blocks reserves them and sends `ready` at the
 reader's start (its CBs are empty; the first iteration skips that `ready`), and waits
 for the sender's `start` (a new semaphore) before its own first reads; the sender sets
-`start` once every piece of its first member's first block has been issued (one
-piece: before its `ready` wait; in pieces: as the last piece's read goes out).
-Setting it once K's first piece is issued gave 97,295 at D = 64 (K's second piece
-then queued behind the Q reads); once V's first is, 98,014. Modeled, FlashAttention
+`start` once every piece of its first member's first block has been issued (they go
+out together, before its `ready` wait). Measured first on edited readers, when the
+pieces still went out one after the other: `start` once K's first piece was issued
+gave 97,295 at D = 64 (the second then queued behind the Q reads), once V's first
+was, 98,014. Modeled, FlashAttention
 (8x8, default chunks), causal / non-causal: [1, 8, 2048, 64] 96,811 -> 96,034 /
 166,365 -> 163,454, [1, 8, 2048, 128] 160,354 -> 158,193 / 273,298 -> 268,739,
 [1, 8, 512, 64] 20,229 -> 20,198 / 20,214 -> 19,232; matmul (two handshakes) not primed.
