@@ -627,44 +627,55 @@ void noc_write_multicast(uint32_t src_l1_addr, uint64_t dst_mcast_addr, uint32_t
   scheduler().advance(device().description().noc.write_issue_cycles);
 }
 
+namespace {
+// Waits until the thread's reads that `takes` selects have completed, then lands their
+// bytes in L1; the others stay in flight.
+template <typename Takes>
+void land_reads(Takes takes) {
+  KernelThread& thread = device().thread();
+  uint64_t done = 0;
+  for (const KernelThread::Transfer& read : thread.reads_in_flight)
+    if (takes(read)) done = std::max(done, read.done);
+  scheduler().wait_until(done);
+  std::vector<KernelThread::Transfer> others;
+  for (KernelThread::Transfer& read : thread.reads_in_flight) {
+    if (takes(read))
+      std::memcpy(read.l1, read.data.data(), read.size);
+    else
+      others.push_back(std::move(read));
+  }
+  thread.reads_in_flight = std::move(others);
+}
+}  // namespace
+
 void noc_read_barrier() {
   device().note_api_call("noc_async_read_barrier");
   TracedCall traced("noc_async_read_barrier");
-  KernelThread& thread = device().thread();
-  scheduler().wait_until(thread.reads_done_at);
-  for (const KernelThread::Transfer& read : thread.reads_in_flight) std::memcpy(read.l1, read.data.data(), read.size);
-  thread.reads_in_flight.clear();
+  land_reads([](const KernelThread::Transfer&) { return true; });
 }
 
 // tt-metal's NOC_MAX_TRANSACTION_ID (Wormhole and Blackhole noc_parameters.h).
+namespace {
 constexpr uint32_t kMaxTransactionId = 0xF;
+
+void check_transaction_id(const char* call, uint32_t trid) {
+  if (trid > kMaxTransactionId)
+    fail(std::string(call) + "(" + std::to_string(trid) + "): transaction ids are 0x0-0xF");
+}
+}  // namespace
 
 void noc_read_set_trid(uint32_t trid) {
   device().note_api_call("noc_async_read_set_trid");
   TracedCall traced("noc_async_read_set_trid");
-  if (trid > kMaxTransactionId)
-    fail("noc_async_read_set_trid(" + std::to_string(trid) + "): transaction ids are 0x0-0xF");
+  check_transaction_id("noc_async_read_set_trid", trid);
   device().thread().read_trid = trid;
 }
 
 void noc_read_barrier_with_trid(uint32_t trid) {
   device().note_api_call("noc_async_read_barrier_with_trid");
   TracedCall traced("noc_async_read_barrier_with_trid");
-  if (trid > kMaxTransactionId)
-    fail("noc_async_read_barrier_with_trid(" + std::to_string(trid) + "): transaction ids are 0x0-0xF");
-  KernelThread& thread = device().thread();
-  uint64_t done = 0;
-  for (const KernelThread::Transfer& read : thread.reads_in_flight)
-    if (read.trid == trid) done = std::max(done, read.done);
-  scheduler().wait_until(done);
-  std::vector<KernelThread::Transfer> others;
-  for (KernelThread::Transfer& read : thread.reads_in_flight) {
-    if (read.trid == trid)
-      std::memcpy(read.l1, read.data.data(), read.size);
-    else
-      others.push_back(std::move(read));
-  }
-  thread.reads_in_flight = std::move(others);
+  check_transaction_id("noc_async_read_barrier_with_trid", trid);
+  land_reads([trid](const KernelThread::Transfer& read) { return read.trid == trid; });
 }
 
 void noc_write_barrier() {

@@ -293,8 +293,8 @@ class _KernelBuilder:
         """The transaction id of the thread's next DMA read op: 1, 2, ..., 15, then 1
         again (tt-metal's ids are 0x0-0xF; 0 stays the default). Ops sharing an id only
         make a wait wait for more."""
-        trid = len([t for t in self.transfers.values() if t is not None]) % MAX_READ_TRID + 1
-        return trid
+        reads = sum(1 for trid in self.transfers.values() if trid is not None)
+        return reads % MAX_READ_TRID + 1
 
     def const(self, value: int) -> SSAValue:
         """An i32 constant defined at kernel entry (so that inits using it can be hoisted)."""

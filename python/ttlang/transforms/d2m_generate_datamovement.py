@@ -103,7 +103,7 @@ receivers, multicasts each block into the same CB slot and sets the receivers' `
 of that block, on which they push it (inputs moving at one level with the same
 senders, like FlashAttention's k and v, share one handshake and its `ready`; a core
 first takes one branch per combination of its roles, in which it issues the first
-DRAM read of each handshake it sends and its `ready`s before the handshakes, then
+member's DRAM reads of each handshake it sends and its `ready`s before the handshakes, then
 runs those it sends, then those it receives, each kind in group order: a send waits
 only for `ready`s, which every core sends before its first handshake, so no core waits
 for one that waits for it, and a core sending b and receiving a, like a matmul's b senders,
@@ -190,17 +190,17 @@ eight.
 FlashAttention's K/V sender at D = 64, k_chunk 512 (16x2-tile blocks, 64 KiB):
 
     %k0 = d2m.dma_read %k[...], %k_blk rows(0, 8)
+    %k1 = d2m.dma_read %k[...], %k_blk rows(8, 16)      // together: each wait is its own
     d2m.dma_write_barrier                              // the previous block's multicasts
     d2m.semaphore_wait %k_v_ready, %c7 reset %c0
     d2m.dma_wait %k0
     %m0 = d2m.dma_mcast %k_blk, %k_blk core[%c0, %x] mcast[%c8, %c1] rows(0, 8) linked
-    %k1 = d2m.dma_read %k[...], %k_blk rows(8, 16)      // read while rows 0-7 go out
     d2m.dma_wait %k1
     %m1 = d2m.dma_mcast %k_blk, %k_blk core[%c0, %x] mcast[%c8, %c1] rows(8, 16) linked
     d2m.semaphore_set %k_valid, %c1 core[%c0, %x] mcast[%c8, %c1]   // after both
-    %v0 = d2m.dma_read %v[...], %v_blk rows(0, 8)
+    %v0 = d2m.dma_read %v[...], %v_blk rows(0, 8)      // v's pieces as the one before goes
     d2m.push %k_cb
-    ... v's two pieces the same way, v's `valid`, d2m.push %v_cb; the multicasts are
+    ... v's two pieces, v's `valid`, d2m.push %v_cb; the multicasts are
     waited for a block later (`d2m.dma_write_barrier` before the next `ready` wait)
 The compute thread's `d2m.wait`s move down to the first op using the waited block
 or its CB: a `with k.wait(), v.wait()` starts on k before v has landed (a wait
@@ -1188,16 +1188,14 @@ def _multicast(
         conditions.append(is_sender)
 
     def handshakes(branch: Block, sends: Sequence[bool]) -> None:
-        """A core's part in every group: the first DRAM read of each group it sends
-        issued and its `ready`s sent first, then the handshakes, those it sends
-        first, each kind in group order; a sender waits for its receivers' `ready`s,
-        then for each piece of the group's blocks (`_pieces`) waits for its read,
-        multicasts it (linked: a block's `valid` behind its last piece) and issues
-        the group's next piece's
-        read, so that the multicast overlaps the next read (a read barrier waits for
-        every read in flight: with all the group's blocks read at once, the first
-        multicast would wait for the last read); a receiver pushes each block on its
-        `valid`."""
+        """A core's part in every group: the reads of the first member's pieces of
+        each group it sends issued and its `ready`s sent first, then the handshakes,
+        those it sends first, each kind in group order; a sender waits for its
+        receivers' `ready`s, then for each piece of the group's blocks (`_pieces`)
+        waits for its read (its own only: a transaction id each), multicasts it
+        (linked: a block's `valid` behind its last piece) and issues the next piece's
+        read if it is not out yet (a later member's), so that it overlaps the
+        multicast; a receiver pushes each block on its `valid`."""
         reads: dict[tuple[SSAValue, Piece], SSAValue] = {}
 
         def read(members: Sequence[Member], piece: Piece, at: Block) -> None:
