@@ -7,6 +7,15 @@
 
 namespace ttemu {
 
+namespace {
+// Page versions (CircularBuffer::version), unique in the process; below bit 48, where
+// math_lanes.cpp marks the device instance.
+uint64_t next_page_version() {
+  static uint64_t next = 0;
+  return ++next;
+}
+}  // namespace
+
 void CircularBuffer::configure(uint32_t id, uint32_t num_pages, uint32_t page_size, DataFormat format,
                                uint8_t* base) {
   id_ = id;
@@ -14,6 +23,7 @@ void CircularBuffer::configure(uint32_t id, uint32_t num_pages, uint32_t page_si
   page_size_ = page_size;
   format_ = format;
   base_ = base;
+  version_ = next_page_version();
   pushed_at_.assign(num_pages, 0);
   popped_at_.assign(num_pages, 0);
 }
@@ -87,7 +97,7 @@ void CircularBuffer::pop_front(Scheduler& scheduler, uint32_t num_pages, uint64_
   for (uint32_t i = 0; i < num_pages; ++i) popped_at_[(read_page_ + i) % num_pages_] = time;
   waited_ -= num_pages;
   popped_ += num_pages;
-  ++pop_calls_;
+  version_ = next_page_version();
   read_page_ = (read_page_ + num_pages) % num_pages_;
   if (blocked_producer_) {
     Fiber* producer = blocked_producer_;

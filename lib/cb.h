@@ -29,9 +29,11 @@ class CircularBuffer {
   // Pushed pages no cb_wait_front has covered (a waited page kept unpopped, a constant
   // such as a reduce scaler, was read).
   uint32_t pages_never_waited() const { return pages_filled() - waited_; }
-  // Pops so far: a waited page's contents are fixed until it is popped, so (page,
-  // pops) names them (math_lanes.h keeps unpacked pages by that name).
-  uint64_t pops() const { return pop_calls_; }
+  // The version of the pages waited for: a waited page's contents are fixed until it is
+  // popped, so (page, version) names them (math_lanes.h keeps unpacked pages by that
+  // name). Each pop takes a new version from a counter all CBs share, so CBs sharing L1
+  // (tt-metal's indices of one buffer) never name different contents alike.
+  uint64_t version() const { return version_; }
 
   // Blocking calls, from a fiber of `scheduler`. Each page remembers when it was
   // pushed and popped: wait_front returns when its pages were pushed, reserve_back
@@ -72,7 +74,7 @@ class CircularBuffer {
   uint32_t waited_ = 0;    // pages the consumer waited for and has not popped
   uint32_t reserved_ = 0;  // pages the producer reserved and has not pushed
   uint32_t packed_ = 0;    // pages packed sequentially since the last push
-  uint64_t pop_calls_ = 0;
+  uint64_t version_ = 0;
   std::vector<uint64_t> pushed_at_;  // per page: when it was last pushed
   std::vector<uint64_t> popped_at_;  // per page: when it was last popped
   Fiber* blocked_consumer_ = nullptr;

@@ -176,14 +176,17 @@ void Device::add_cb(uint32_t id, uint32_t num_pages, uint32_t page_size, DataFor
   uint64_t bytes = static_cast<uint64_t>(num_pages) * page_size;
   if (shares_l1_with >= 0) {
     const auto holder = static_cast<uint32_t>(shares_l1_with);
-    if (holder >= description_.max_cbs || !cores_[0]->cbs()[holder].configured())
-      fail_setup(name + " shares the L1 of cb " + std::to_string(holder) + ", which is not configured before it");
+    cb_shares_l1_.resize(description_.max_cbs, false);
+    if (holder >= description_.max_cbs || !cores_[0]->cbs()[holder].configured() || cb_shares_l1_[holder])
+      fail_setup(name + " shares the L1 of cb " + std::to_string(holder) +
+                 ", which is not a CB with L1 of its own (not configured, or sharing another's)");
     const CircularBuffer& shared = cores_[0]->cbs()[holder];
     if (bytes > static_cast<uint64_t>(shared.num_pages()) * shared.page_size())
       fail_setup(name + " (" + std::to_string(bytes) + " B) is larger than cb " + std::to_string(holder) +
                  ", whose L1 it shares");
     for (auto& core : cores_)
       core->cbs()[id].configure(id, num_pages, page_size, format, core->cbs()[holder].base());
+    cb_shares_l1_[id] = true;
     return;
   }
   uint64_t end = next_cb_offset_ + bytes;

@@ -48,7 +48,8 @@ class Device {
 
   // ---- program setup ----
   // CBs get the same L1 offset on every core; over-allocating L1 is an error.
-  // `shares_l1_with` >= 0: the CB takes that (configured) CB's L1 instead of its own.
+  // `shares_l1_with` >= 0: the CB takes that CB's L1 instead of its own (one configured
+  // before it with L1 of its own).
   void add_cb(uint32_t id, uint32_t num_pages, uint32_t page_size, DataFormat format, int shares_l1_with = -1);
   void set_semaphores(const std::vector<uint32_t>& initial_values);
   uint32_t add_buffer(const std::string& name, DataFormat format, uint32_t num_pages);
@@ -98,6 +99,7 @@ class Device {
   std::vector<KernelSpec> kernels_;
   std::vector<std::vector<std::vector<uint32_t>>> runtime_args_;  // [kernel][core]
   uint32_t next_cb_offset_;
+  std::vector<bool> cb_shares_l1_;  // by CB id: configured with another CB's L1
   uint32_t num_semaphores_ = 0;
 };
 

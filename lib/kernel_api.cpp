@@ -359,7 +359,7 @@ void matmul_tiles(uint32_t cb0, uint32_t cb1, uint32_t tile0, uint32_t tile1, ui
   CircularBuffer& in1 = core.cb(cb1, "matmul_tiles");
   in0.check_holds_tiles("matmul_tiles");
   in1.check_holds_tiles("matmul_tiles");
-  MatmulJob job{in0.front_page(tile0, "matmul_tiles"), in1.front_page(tile1, "matmul_tiles"), in0.pops(), in1.pops(),
+  MatmulJob job{in0.front_page(tile0, "matmul_tiles"), in1.front_page(tile1, "matmul_tiles"), in0.version(), in1.version(),
                 in0.format(), in1.format(), transpose_b, core.dst().rounds_to_bf16(), out};
   device().math_lanes().submit(core.index(), dst, job);
   device().thread().tiles_unpacked += 2;

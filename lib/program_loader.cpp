@@ -116,10 +116,15 @@ LoadedProgram load(const std::string& work_dir) {
   LoadedProgram program{std::make_unique<Device>(config, load_device_description(description_path)), {}};
   Device* device = program.device.get();
 
-  for (const Json& cb : program_json.at("cbs").items()) {
-    const Json* shares = cb.find("shares_l1_with");
-    device->add_cb(parse_u32(cb.at("index")), parse_u32(cb.at("num_pages")), parse_u32(cb.at("page_size")),
-                   parse_format(cb.at("data_format")), shares ? static_cast<int>(shares->as_int(-1, 1 << 30)) : -1);
+  // CBs with L1 of their own first, so a CB sharing another's finds it wherever it is listed.
+  for (bool sharing : {false, true}) {
+    for (const Json& cb : program_json.at("cbs").items()) {
+      const Json* shares = cb.find("shares_l1_with");
+      int holder = shares ? static_cast<int>(shares->as_int(-1, 1 << 30)) : -1;
+      if ((holder >= 0) != sharing) continue;
+      device->add_cb(parse_u32(cb.at("index")), parse_u32(cb.at("num_pages")), parse_u32(cb.at("page_size")),
+                     parse_format(cb.at("data_format")), holder);
+    }
   }
 
   // Buffers: a stored one gets DRAM; one `stored_in` another shares its address.

@@ -58,6 +58,7 @@ DEFAULT_PIPELINE: tuple[str, ...] = (
     "ttkernel-place-inits",
     "ttkernel-sink-cb-waits",
     "ttkernel-hoist-cb-pushes",
+    "ttkernel-share-cb-l1",
     "cse",  # first: canonicalizing is much faster on IR without duplicate constants
     "canonicalize-inner-first",  # xDSL's canonicalize in fewer walks, the same C++
     "convert-ttkernel-to-emitc",

@@ -520,6 +520,22 @@ void test_cb_hand_off_carries_time() {
   CHECK(writer.fiber->clock() == writer.fiber->busy_cycles() + writer.fiber->waiting_cycles());
 }
 
+// Two CBs in one L1 (tt-metal's indices of one buffer, `shares_l1_with`): the same
+// pages, pointers of their own, and page versions apart (the math lanes keep unpacked
+// pages by page address and version: equal versions would hand one CB the other's tiles).
+void test_cbs_sharing_l1_keep_versions_apart() {
+  DeviceConfig config;
+  config.rows = 1;
+  config.cols = 1;
+  Device device(config, n150());
+  device.add_cb(0, 4, 2048, DataFormat::Float16_b);
+  device.add_cb(1, 4, 2048, DataFormat::Float16_b, 0);
+  CircularBuffer& holder = device.core(0).cbs()[0];
+  CircularBuffer& sharer = device.core(0).cbs()[1];
+  CHECK(sharer.base() == holder.base());
+  CHECK(sharer.version() != holder.version());
+}
+
 // Core (0,0) writes a word into core (0,1)'s CB page and signals it; core (0,1) checks
 // it and reads a second word back from core (0,0) with a raw NoC read.
 uint32_t g_read_back = 0;
@@ -649,6 +665,7 @@ int main() {
   test_dram_interleaving_and_bounds();
   test_scheduler_runs_earliest_first();
   test_cb_hand_off_carries_time();
+  test_cbs_sharing_l1_keep_versions_apart();
   test_core_to_core_write_read_and_semaphore();
   test_deadlock_is_reported();
   test_tile_block_check();

@@ -8,8 +8,8 @@ their runtime-argument layout, compute configuration). Output:
   gets the CB ids as compile-time args (arg `i` is CB `i`);
 - CBs: page = one tile of the block's format, pages = tiles per block x blocks (the
   operand CBs, the kernel-local CBs, and the compute-local CBs d2m-bufferize and
-  d2m-memref-provenance bound);
-  together they must fit a core of the module's `ttcore.device`: at most its
+  d2m-memref-provenance bound), a CB in another's L1 where ttkernel-share-cb-l1 says so;
+  together (a CB in another's L1 taking none of its own) they must fit a core of the module's `ttcore.device`: at most its
   `max_cbs` of them, in the `cb_l1_bytes` of L1 it leaves to CBs, else
   `CBBudgetError` names the kernel and lists the CBs;
 - buffers: one DRAM buffer per kernel tensor, its logical shape in elements;
@@ -24,6 +24,7 @@ their runtime-argument layout, compute configuration). Output:
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from xdsl.dialects.builtin import (
     ArrayAttr,
@@ -63,6 +64,11 @@ _DATA_FORMAT: dict[DataType, DataFormat] = {
 }
 
 
+SHARES_L1_ATTR = "cb_shares_l1_with"
+"""The `ttlang.program` entry ttkernel-share-cb-l1 writes: by CB id, the id of the CB
+whose L1 it takes, or -1 (`CBConfig.shares_l1_with`)."""
+
+
 class ProgramError(Exception):
     """The module does not describe a program (it was not lowered by the pipeline)."""
 
@@ -98,11 +104,12 @@ def check_cb_budget(
             f"{max_cbs} a core has; fewer temporaries or spills would fit.",
             cbs,
         )
-    total = sum(cb.num_pages * cb.page_size for cb in cbs)
+    total = sum(cb.num_pages * cb.page_size for cb in cbs if cb.shares_l1_with < 0)
     if total <= budget:
         return
     listing = ", ".join(
         f"cb{cb.index} {cb.num_pages} x {cb.page_size} B"
+        + (f" (in cb{cb.shares_l1_with}'s L1)" if cb.shares_l1_with >= 0 else "")
         for cb in sorted(cbs, key=lambda cb: -cb.num_pages * cb.page_size)
     )
     raise CBBudgetError(
@@ -197,8 +204,13 @@ def build_program(module: ModuleOp) -> Program:
     ]
     names_attr = description.get("cb_names")
     names = [n.data for n in names_attr.data] if isinstance(names_attr, ArrayAttr) else []
+    shares_attr = description.get(SHARES_L1_ATTR)
+    shares = [h.value.data for h in shares_attr.data] if isinstance(shares_attr, ArrayAttr) else []
     cbs = [
-        cb_config(index, cb_type, names[index] if index < len(names) else "")
+        replace(
+            cb_config(index, cb_type, names[index] if index < len(names) else ""),
+            shares_l1_with=shares[index] if index < len(shares) else -1,
+        )
         for index, cb_type in enumerate(description["cbs"].data)
     ]
     name = description["name"]

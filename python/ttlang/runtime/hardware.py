@@ -2,7 +2,8 @@
 
 A launch goes through ttnn's generic op: the Program becomes a `ttnn.ProgramDescriptor`
 (one `KernelDescriptor` per kernel with its C++ as `SourceType.SOURCE_CODE`, one
-`CBDescriptor` per circular buffer, one `SemaphoreDescriptor` per semaphore), the DRAM
+`CBDescriptor` per circular buffer with L1 of its own, listing the CBs that share it
+as further format descriptors, one `SemaphoreDescriptor` per semaphore), the DRAM
 buffers become interleaved tile-layout DRAM tensors, and `ttnn.generic_op(io_tensors,
 descriptor)` compiles (tt-metal's JIT, cached) and runs the kernels on every core.
 
@@ -95,13 +96,15 @@ class ComputeSpec:
 
 @dataclass(frozen=True)
 class CBSpec:
-    """One CBDescriptor holding one CBFormatDescriptor."""
+    """One CBFormatDescriptor, in a CBDescriptor of its own or, `shares_l1_with` >= 0, in
+    that CB's (tt-metal's buffer indices of one circular buffer)."""
 
     index: int  # buffer_index
     data_format: str  # "bf16" or "fp32": ttnn.bfloat16 / ttnn.float32
     page_size: int
     total_size: int  # bytes: num_pages * page_size
     core_ranges: CoreRangeSpec
+    shares_l1_with: int = -1
 
 
 @dataclass(frozen=True)
@@ -182,6 +185,14 @@ def describe(program: Program, addresses: Mapping[str, int], noc: TensixGrid | N
     indices = [cb.index for cb in cbs]
     if len(set(indices)) != len(indices):
         raise RuntimeLaunchError(f"CB indices repeat: {sorted(indices)}")
+    holders = {cb.index: cb for cb in cbs if cb.shares_l1_with < 0}
+    for cb in cbs:
+        holder = holders.get(cb.shares_l1_with)
+        if cb.shares_l1_with >= 0 and (holder is None or cb.total_size > holder.total_size):
+            raise RuntimeLaunchError(
+                f"CB {cb.index} shares the L1 of CB {cb.shares_l1_with}, which is not a larger CB "
+                "with L1 of its own"
+            )
     semaphores = tuple(
         SemaphoreSpec(id=i, initial_value=_uint32(value, f"semaphore {i}"), core_ranges=cores)
         for i, value in enumerate(program.semaphores)
@@ -264,14 +275,13 @@ def _cb_spec(cb, cores: CoreRangeSpec) -> CBSpec:
         raise RuntimeLaunchError(f"CB index {cb.index} is outside 0..{MAX_CBS - 1}")
     if cb.num_pages < 1 or cb.page_size < 1:
         raise RuntimeLaunchError(f"CB {cb.index}: {cb.num_pages} pages of {cb.page_size} B is empty")
-    if cb.shares_l1_with >= 0:
-        raise RuntimeLaunchError(f"CB {cb.index}: a CB sharing another's L1 runs on the emulator only")
     return CBSpec(
         index=cb.index,
         data_format=cb.data_format,
         page_size=cb.page_size,
         total_size=cb.num_pages * cb.page_size,
         core_ranges=cores,
+        shares_l1_with=cb.shares_l1_with,
     )
 
 
@@ -523,13 +533,16 @@ def _ttnn_program_descriptor(ttnn, spec: ProgramSpec):
             core_ranges=_ttnn_core_ranges(ttnn, cb.core_ranges),
             format_descriptors=[
                 ttnn.CBFormatDescriptor(
-                    buffer_index=cb.index,
-                    data_format=getattr(ttnn, TTNN_DTYPES[cb.data_format]),
-                    page_size=cb.page_size,
+                    buffer_index=member.index,
+                    data_format=getattr(ttnn, TTNN_DTYPES[member.data_format]),
+                    page_size=member.page_size,
                 )
+                for member in spec.cbs
+                if member is cb or member.shares_l1_with == cb.index
             ],
         )
         for cb in spec.cbs
+        if cb.shares_l1_with < 0
     ]
     semaphores = [_ttnn_semaphore(ttnn, s) for s in spec.semaphores]
     return ttnn.ProgramDescriptor(kernels=kernels, semaphores=semaphores, cbs=cbs)

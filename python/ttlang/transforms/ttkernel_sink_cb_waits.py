@@ -71,7 +71,7 @@ from ttlang.dialects import ttkernel
 from ttlang.transforms.diagnostics import PassError
 from ttlang.transforms.ttkernel_place_inits import INIT_OPS, cb_operands, compute_kernels
 
-_CONFIGURATION_OPS = (
+CONFIGURATION_OPS = (
     *INIT_OPS,
     ttkernel.ReduceUninitOp,
     ttkernel.ReconfigDataFormatOp,
@@ -82,14 +82,14 @@ _CONFIGURATION_OPS = (
 """Operations that configure the engines for a CB's data format and touch no page."""
 
 
-def cb_index(cb: SSAValue, user: Operation) -> int:
-    """The compile-time argument `cb` is (two SSA values of one index are one CB)."""
+def cb_index(cb: SSAValue, user: Operation, depending: str = "which waits may move past it") -> int:
+    """The compile-time argument `cb` is (two SSA values of one index are one CB); the
+    error says what `depending` on it the pass cannot tell."""
     owner = cb.owner
     if not isinstance(owner, ttkernel.GetCompileTimeArgValOp):
         raise PassError(
             user,
-            "names a CB that is not a compile-time argument; which CB it is, and so which "
-            "waits may move past it, is unknown.",
+            f"names a CB that is not a compile-time argument; which CB it is, and so {depending}, is unknown.",
         )
     return owner.index.value.data
 
@@ -98,7 +98,7 @@ def touches_pages(op: Operation, index: int) -> bool:
     """Whether `op`, or an operation in its regions, reads or writes CB `index`'s pages
     or its counts (configuration ops and a reserve on the back do not)."""
     for inner in op.walk():
-        if isinstance(inner, _CONFIGURATION_OPS):
+        if isinstance(inner, CONFIGURATION_OPS):
             continue
         if isinstance(inner, ttkernel.CBReserveBackOp) and inner is op:
             continue

@@ -170,6 +170,28 @@ def test_implicit_kernel_multicasts_large_kv_chunks_in_pieces(fa):
     assert sizes and set(sizes) == {str(8 * 2 * 2048)}
 
 
+def test_causal_diagonal_blocks_share_the_full_blocks_l1(fa):
+    """Causal, D = 128, 512-row K chunks: the diagonal steps' score and P blocks (4, 8
+    and 12 tile columns, one loop each) would bring the CBs to 1722 KiB; their loops run
+    after the full blocks' are through, so ttkernel-share-cb-l1 puts them in the full
+    blocks' L1 (1338 KiB), and the output, which reads them, still matches torch."""
+    shape = (1, 2, 1024, 128)
+    q, k, v = random_inputs(shape, seed=5)
+    compiled = fa.compile_flash_attention(shape, causal=True, q_chunk=128, k_chunk=512, grid=(2, 2))
+    cbs = compiled.artifact.program.cbs
+    holders = {cb.shares_l1_with for cb in cbs if cb.shares_l1_with >= 0}
+    assert len(holders) == 2 and all(cbs[h].shares_l1_with < 0 for h in holders)
+    assert sum(cb.num_pages * cb.page_size for cb in cbs if cb.shares_l1_with < 0) <= 1364 * 1024
+    out = compiled.run(q, k, v)
+    expected = torch.nn.functional.scaled_dot_product_attention(
+        q.float(), k.float(), v.float(), is_causal=True
+    )
+    error = (out.double() - expected.double()).abs().max().item()
+    correlation = pcc(out, expected)
+    assert correlation >= MIN_PCC, f"PCC {correlation:.6f} < {MIN_PCC}"
+    assert error <= MAX_ABS, f"max abs error {error:.4g} > {MAX_ABS}"
+
+
 def test_implicit_causal_needs_k_chunks_a_multiple_of_q_chunks(fa):
     with pytest.raises(ValueError, match="k_chunk must be a multiple of q_chunk"):
         fa.compile_flash_attention(

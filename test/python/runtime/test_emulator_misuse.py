@@ -139,16 +139,21 @@ def test_l1_over_allocation():
     assert "L1 over-allocation: cb 1 (400 pages x 2048 B) brings the CBs to 1638400 bytes, but a core has 1396736 bytes of L1 for CBs" in message
 
 
-def test_cb_sharing_l1_must_fit_and_follow_its_holder():
+def test_cb_sharing_l1_must_fit_and_name_a_holder():
     page = 2048
     larger = eltwise(
         cbs=[CBConfig(CB_A, 2, page), CBConfig(CB_B, 2, page), CBConfig(CB_OUT, 4, page, shares_l1_with=CB_A)]
     )
     assert f"cb {CB_OUT} (8192 B) is larger than cb {CB_A}, whose L1 it shares" in error_of(larger)
-    before = eltwise(
-        cbs=[CBConfig(CB_A, 2, page, shares_l1_with=CB_OUT), CBConfig(CB_B, 2, page), CBConfig(CB_OUT, 2, page)]
+    # a holder may be listed after its sharer, but must have L1 of its own
+    chained = eltwise(
+        cbs=[
+            CBConfig(CB_A, 2, page, shares_l1_with=CB_B),
+            CBConfig(CB_B, 2, page, shares_l1_with=CB_OUT),
+            CBConfig(CB_OUT, 2, page),
+        ]
     )
-    assert f"cb {CB_A} shares the L1 of cb {CB_OUT}, which is not configured before it" in error_of(before)
+    assert f"shares the L1 of cb {CB_B}, which is not a CB with L1 of its own" in error_of(chained)
 
 
 def test_kernel_crash_is_reported_not_fatal():

@@ -387,6 +387,23 @@ def test_the_launcher_builds_0_81_1_descriptors_for_a_multicast_program(recordin
     assert [cb.kwargs["total_size"] for cb in cbs] == [cb.num_pages * 2048 for cb in program.cbs]
 
 
+def test_cbs_sharing_l1_become_format_descriptors_of_their_holders_cb(recording_ttnn):
+    """tt-metal's buffer indices of one circular buffer: a CB in another's L1 is a further
+    CBFormatDescriptor of the holder's CBDescriptor, of the holder's total size."""
+    program = compiled("add")
+    first, *rest = program.cbs
+    shared = [first, *(dataclasses.replace(cb, shares_l1_with=first.index) for cb in rest)]
+    tensors = {b.name: torch.rand(b.shape).to(torch.bfloat16) for b in program.buffers}
+    run_program(dataclasses.replace(program, cbs=shared), tensors, target="hardware")
+    _, descriptor = launched(recording_ttnn.calls)
+    (cb,) = descriptor.kwargs["cbs"]
+    assert cb.kwargs["total_size"] == first.num_pages * first.page_size
+    assert [f.kwargs["buffer_index"] for f in cb.kwargs["format_descriptors"]] == [c.index for c in program.cbs]
+    larger = [first, dataclasses.replace(rest[0], num_pages=first.num_pages + 1, shares_l1_with=first.index)]
+    with pytest.raises(RuntimeLaunchError, match=f"CB {rest[0].index} shares the L1 of CB {first.index}, which is not"):
+        hw.describe(dataclasses.replace(program, cbs=larger), addresses_for(program))
+
+
 def test_the_launcher_accepts_flash_attention_with_shared_kv_reads(recording_ttnn):
     """FlashAttention on a 2x2 grid, each row multicasting its K/V chunks: the readers get
     the NoC coordinates of both columns (x 1, 2) and both rows (y 1, 2)."""
