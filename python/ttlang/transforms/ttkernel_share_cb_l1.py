@@ -48,7 +48,6 @@ ttkernel passes do: which CB it names is unknown.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass
 
 from xdsl.context import Context
@@ -76,57 +75,80 @@ class Span:
     last: int
 
 
-def _names(op: Operation, index: int) -> bool:
-    """`op` itself names CB `index` (configuration ops do not count: no page, no count)."""
-    if isinstance(op, CONFIGURATION_OPS):
-        return False
-    return any(cb_index(cb, op) == index for cb in cb_operands(op))
+class _Uses:
+    """Which CBs each operation of a kernel names, itself and in its regions (configuration
+    ops name none: they touch no page and no count), and which it calls count ops on."""
 
+    def __init__(self, kernel: func.FuncOp):
+        self.names: dict[Operation, set[int]] = {}
+        self.below: dict[Operation, set[int]] = {}
+        self.counts_below: dict[Operation, set[int]] = {}
+        self.position: dict[Operation, int] = {}
+        self._visit(kernel.body.block)
 
-def _holds(op: Operation, index: int) -> bool:
-    return any(_names(inner, index) for inner in op.walk())
-
-
-def _count_ops(op: Operation, index: int) -> Iterator[Operation]:
-    return (inner for inner in op.walk() if isinstance(inner, _COUNT_OPS) and _names(inner, index))
-
-
-def _spans(block: Block, index: int) -> list[Span] | None:
-    """The spans of CB `index` in `block` (module docstring), None when its pages are not
-    provably confined to groups."""
-    holders = [op for op in block.ops if _holds(op, index)]
-    counts = [op for op in holders if isinstance(op, _COUNT_OPS)]
-    if not counts:
-        spans: list[Span] = []
-        for op in holders:
-            if _names(op, index):
-                return None  # its pages touched outside any group
+    def _visit(self, block: Block) -> None:
+        for at, op in enumerate(block.ops):
+            self.position[op] = at
+            names = set() if isinstance(op, CONFIGURATION_OPS) else {cb_index(cb, op) for cb in cb_operands(op)}
+            below, counts = set(names), set(names) if isinstance(op, _COUNT_OPS) else set()
             for region in op.regions:
                 for inner in region.blocks:
-                    found = _spans(inner, index)
-                    if found is None:
-                        return None
-                    spans += found
-        return spans
-    if any(next(_count_ops(op, index), None) is not None for op in holders if op not in counts):
-        return None  # count calls nested deeper too
-    pages = 0
-    for op in counts:
-        count = constant_int(op.operands[1])
-        if count is None:
-            return None
-        if isinstance(op, ttkernel.CBPushBackOp):
-            pages += count
-        elif isinstance(op, ttkernel.CBWaitFrontOp) and count > pages:
-            return None  # waits for pages pushed before the group
-        elif isinstance(op, ttkernel.CBPopFrontOp):
-            pages -= count
-            if pages < 0:
+                    self._visit(inner)
+                    for nested in inner.ops:
+                        below |= self.below[nested]
+                        counts |= self.counts_below[nested]
+            self.names[op], self.below[op], self.counts_below[op] = names, below, counts
+
+    def spans(self, block: Block, index: int) -> list[Span] | None:
+        """The spans of CB `index` in `block` (module docstring), None when its pages are
+        not provably confined to groups."""
+        holders = [op for op in block.ops if index in self.below[op]]
+        counts = [op for op in holders if isinstance(op, _COUNT_OPS)]
+        if not counts:
+            spans: list[Span] = []
+            for op in holders:
+                if index in self.names[op]:
+                    return None  # its pages touched outside any group
+                for region in op.regions:
+                    for inner in region.blocks:
+                        found = self.spans(inner, index)
+                        if found is None:
+                            return None
+                        spans += found
+            return spans
+        if any(index in self.counts_below[op] for op in holders if op not in counts):
+            return None  # count calls nested deeper too
+        pages = 0
+        for op in counts:
+            count = constant_int(op.operands[1])
+            if count is None:
                 return None
-    if pages:
-        return None  # leaves pages behind
-    position = {op: at for at, op in enumerate(block.ops)}
-    return [Span(block, position[holders[0]], position[holders[-1]])]
+            if isinstance(op, ttkernel.CBPushBackOp):
+                pages += count
+            elif isinstance(op, ttkernel.CBWaitFrontOp) and count > pages:
+                return None  # waits for pages pushed before the group
+            elif isinstance(op, ttkernel.CBPopFrontOp):
+                pages -= count
+                if pages < 0:
+                    return None
+        if pages:
+            return None  # leaves pages behind
+        return [Span(block, self.position[holders[0]], self.position[holders[-1]])]
+
+    def overlap(self, a: Span, b: Span) -> bool:
+        """Spans `a` and `b` may hold pages at once (module docstring)."""
+        outer_a = {id(block): op for block, op in _ancestry(a.block)}
+        for block, op_b in _ancestry(b.block):
+            if id(block) in outer_a:
+                op_a = outer_a[id(block)]
+                break
+        else:
+            raise AssertionError("two blocks of one kernel share its body")
+        lo_a, hi_a = (a.first, a.last) if op_a is None else (self.position[op_a],) * 2
+        lo_b, hi_b = (b.first, b.last) if op_b is None else (self.position[op_b],) * 2
+        if op_a is not None and op_a is op_b:  # two regions of one operation
+            return not isinstance(op_a, scf.IfOp)
+        return max(lo_a, lo_b) <= min(hi_a, hi_b)
 
 
 def _ancestry(block: Block) -> list[tuple[Block, Operation | None]]:
@@ -136,23 +158,6 @@ def _ancestry(block: Block) -> list[tuple[Block, Operation | None]]:
     while (op := chain[-1][0].parent_op()) is not None and (outer := op.parent_block()) is not None:
         chain.append((outer, op))
     return chain
-
-
-def _overlap(a: Span, b: Span) -> bool:
-    """Spans `a` and `b` may hold pages at once (module docstring)."""
-    outer_a = {id(block): (block, op) for block, op in _ancestry(a.block)}
-    for block, op_b in _ancestry(b.block):
-        if id(block) in outer_a:
-            op_a = outer_a[id(block)][1]
-            break
-    else:
-        raise AssertionError("two blocks of one kernel share its body")
-    position = {op: at for at, op in enumerate(block.ops)}
-    lo_a, hi_a = (a.first, a.last) if op_a is None else (position[op_a],) * 2
-    lo_b, hi_b = (b.first, b.last) if op_b is None else (position[op_b],) * 2
-    if op_a is not None and op_a is op_b:  # two regions of one operation
-        return not isinstance(op_a, scf.IfOp)
-    return max(lo_a, lo_b) <= min(hi_a, hi_b)
 
 
 def _named_outside(module: ModuleOp, compute: list[func.FuncOp]) -> set[int]:
@@ -172,17 +177,18 @@ def shared_l1(module: ModuleOp, sizes: list[int]) -> list[int]:
         return shares
     (kernel,) = compute
     outside = _named_outside(module, compute)
+    uses = _Uses(kernel)
     spans: dict[int, list[Span]] = {}
     for index in range(len(sizes)):
         if index in outside:
             continue
-        found = _spans(kernel.body.block, index)
+        found = uses.spans(kernel.body.block, index)
         if found:
             spans[index] = found
     sets: list[list[int]] = []
     for index in sorted(spans, key=lambda i: (-sizes[i], i)):
         for members in sets:
-            if not any(_overlap(a, b) for other in members for a in spans[index] for b in spans[other]):
+            if not any(uses.overlap(a, b) for other in members for a in spans[index] for b in spans[other]):
                 members.append(index)
                 shares[index] = members[0]
                 break
