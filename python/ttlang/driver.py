@@ -28,7 +28,7 @@ from xdsl.ir import Operation
 from ttlang.dialects import register_dialects
 from ttlang.pipeline import build_pipeline, pass_factories
 from ttlang.runtime.program import Program
-from ttlang.conversion.program_builder import CBBudgetError, build_program
+from ttlang.conversion.program_builder import CBBudgetError, build_program, check_program_cbs
 from ttlang.transforms.diagnostics import PassError, PassInvariantError, source_location
 
 DEFAULT_PIPELINE: tuple[str, ...] = (
@@ -200,7 +200,7 @@ def compile_module(module: ModuleOp, **options: Any) -> Artifact:
         run_stages(module, opts.pipeline, print_each=True)
     else:
         try:
-            _run_passes(module, opts.pipeline)
+            _run_passes(module, opts.pipeline, _check_cbs_once_laid_out(module))
             _verify(module, opts.pipeline[-1] if opts.pipeline else FRONTEND_STAGE)
         except CompileError as error:
             if not error.is_compiler_bug:
@@ -220,6 +220,26 @@ def compile_module(module: ModuleOp, **options: Any) -> Artifact:
         ) from error
     sources = {kernel.name: kernel.source for kernel in program.kernels}
     return Artifact(frontend, opts.pipeline, sources, program)
+
+
+CB_LAYOUT_PASS = "ttkernel-share-cb-l1"
+"""The pass after which the program's CBs are final (ids, sizes, L1 sharing)."""
+
+
+def _check_cbs_once_laid_out(module: ModuleOp) -> Callable[[str], None]:
+    """A pass hook checking the program's CBs against a core's L1 after `CB_LAYOUT_PASS`:
+    a kernel too big fails before the passes after it (cse, canonicalization, EmitC: half
+    of a causal FlashAttention compilation) run for nothing."""
+
+    def check(name: str) -> None:
+        if name != CB_LAYOUT_PASS:
+            return
+        try:
+            check_program_cbs(module)
+        except CBBudgetError as error:
+            raise CompileError("program-assembly", str(error), budget=error) from None
+
+    return check
 
 
 def run_stages(

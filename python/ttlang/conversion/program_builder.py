@@ -188,20 +188,17 @@ def _runtime_args(
     return args
 
 
-def build_program(module: ModuleOp) -> Program:
-    """The program `module` (lowered through convert-ttkernel-to-emitc) describes."""
+def _description(module: ModuleOp) -> dict[str, Attribute]:
     attr = module.attributes.get(PROGRAM_ATTR)
     if not isinstance(attr, DictionaryAttr):
         raise ProgramError(
             f"the module has no '{PROGRAM_ATTR}' attribute; run convert-d2m-to-ttkernel"
         )
-    description = attr.data
-    grid_attr = description["grid"]
-    assert isinstance(grid_attr, GridAttr)
-    grid = grid_attr.shape
-    buffers = [
-        dram_buffer(e.data[0].data, e.data[1].data, e.data[2]) for e in description["buffers"].data
-    ]
+    return attr.data
+
+
+def _cbs(description: dict[str, Attribute]) -> list[CBConfig]:
+    """The program's CBs by id, with the L1 sharing ttkernel-share-cb-l1 recorded."""
     names_attr = description.get("cb_names")
     names = [n.data for n in names_attr.data] if isinstance(names_attr, ArrayAttr) else []
     shares_attr = description.get(SHARES_L1_ATTR)
@@ -213,12 +210,35 @@ def build_program(module: ModuleOp) -> Program:
         )
         for index, cb_type in enumerate(description["cbs"].data)
     ]
+    return cbs
+
+
+def check_program_cbs(module: ModuleOp) -> None:
+    """`check_cb_budget` on the CBs of the module's program (CBBudgetError), as program
+    assembly does; the driver calls it once ttkernel-share-cb-l1 has laid them out, so a
+    kernel too big for L1 fails before the rest of the pipeline runs."""
+    description = _description(module)
+    name = description["name"]
+    assert isinstance(name, StringAttr)
+    holding = description.get(d2m.GenericOp.CBS_HOLDING_ALL_BLOCKS)
+    holding_all_blocks = [i.data for i in holding.data] if isinstance(holding, ArrayAttr) else []
+    check_cb_budget(name.data, _cbs(description), device_of(module), holding_all_blocks)
+
+
+def build_program(module: ModuleOp) -> Program:
+    """The program `module` (lowered through convert-ttkernel-to-emitc) describes."""
+    description = _description(module)
+    grid_attr = description["grid"]
+    assert isinstance(grid_attr, GridAttr)
+    grid = grid_attr.shape
+    buffers = [
+        dram_buffer(e.data[0].data, e.data[1].data, e.data[2]) for e in description["buffers"].data
+    ]
+    cbs = _cbs(description)
     name = description["name"]
     assert isinstance(name, StringAttr)
     device = device_of(module)
-    holding = description.get(d2m.GenericOp.CBS_HOLDING_ALL_BLOCKS)
-    holding_all_blocks = [i.data for i in holding.data] if isinstance(holding, ArrayAttr) else []
-    check_cb_budget(name.data, cbs, device, holding_all_blocks)
+    check_program_cbs(module)
     sources = translate_kernels(module)
     compile_time_args = tuple(cb.index for cb in cbs)
     kernels = [

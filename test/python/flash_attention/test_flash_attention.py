@@ -267,6 +267,20 @@ def test_chunks_too_big_for_l1(fa):
         fa.compile_flash_attention((1, 1, 512, 128), q_chunk=512, k_chunk=512, grid=(1, 1))
 
 
+def test_chunks_too_big_for_l1_fail_before_the_passes_after_the_cb_layout(fa, monkeypatch):
+    """The driver checks the CBs against L1 once ttkernel-share-cb-l1 has laid them out:
+    the chunk search does not run cse, canonicalization and EmitC for a kernel that
+    cannot fit (half of a causal compilation)."""
+    from ttlang.conversion.ttkernel_to_emitc import ConvertTTKernelToEmitCPass
+
+    def fail(self, ctx, module):
+        raise AssertionError("convert-ttkernel-to-emitc ran on a kernel too big for L1")
+
+    monkeypatch.setattr(ConvertTTKernelToEmitCPass, "apply", fail)
+    with pytest.raises(ValueError, match=r"q_chunk=512, k_chunk=512: needs \d+ KiB of CBs"):
+        fa.compile_flash_attention((1, 1, 512, 128), q_chunk=512, k_chunk=512, grid=(1, 1))
+
+
 def test_bad_shapes(fa):
     with pytest.raises(ValueError, match="seq_len and head_dim must be multiples of 32"):
         fa.compile_flash_attention((1, 1, 100, 64))
