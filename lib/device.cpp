@@ -116,7 +116,8 @@ Device::Device(const DeviceConfig& config, DeviceDescription description)
       description_(std::move(description)),
       dram_(description_.dram_banks, description_.dram_bank_bytes),
       noc_(description_, core_positions(config, description_)),
-      next_cb_offset_(description_.l1_reserved_bytes) {
+      next_cb_offset_(description_.l1_reserved_bytes),
+      cb_shares_l1_(description_.max_cbs, false) {
   if (config.rows < 1 || config.cols < 1 || config.rows > description_.compute_rows ||
       config.cols > description_.compute_cols)
     fail_setup("grid " + std::to_string(config.rows) + "x" + std::to_string(config.cols) + " does not fit the " +
@@ -176,7 +177,6 @@ void Device::add_cb(uint32_t id, uint32_t num_pages, uint32_t page_size, DataFor
   uint64_t bytes = static_cast<uint64_t>(num_pages) * page_size;
   if (shares_l1_with >= 0) {
     const auto holder = static_cast<uint32_t>(shares_l1_with);
-    cb_shares_l1_.resize(description_.max_cbs, false);
     if (holder >= description_.max_cbs || !cores_[0]->cbs()[holder].configured() || cb_shares_l1_[holder])
       fail_setup(name + " shares the L1 of cb " + std::to_string(holder) +
                  ", which is not a CB with L1 of its own (not configured, or sharing another's)");

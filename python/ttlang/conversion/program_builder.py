@@ -213,16 +213,21 @@ def _cbs(description: dict[str, Attribute]) -> list[CBConfig]:
     return cbs
 
 
+def _check_cbs(description: dict[str, Attribute], cbs: list[CBConfig], device: DeviceAttr) -> None:
+    """`check_cb_budget` on the program's CBs `cbs` (`_cbs(description)`)."""
+    name = description["name"]
+    assert isinstance(name, StringAttr)
+    holding = description.get(d2m.GenericOp.CBS_HOLDING_ALL_BLOCKS)
+    holding_all_blocks = [i.data for i in holding.data] if isinstance(holding, ArrayAttr) else []
+    check_cb_budget(name.data, cbs, device, holding_all_blocks)
+
+
 def check_program_cbs(module: ModuleOp) -> None:
     """`check_cb_budget` on the CBs of the module's program (CBBudgetError), as program
     assembly does; the driver calls it once ttkernel-share-cb-l1 has laid them out, so a
     kernel too big for L1 fails before the rest of the pipeline runs."""
     description = _description(module)
-    name = description["name"]
-    assert isinstance(name, StringAttr)
-    holding = description.get(d2m.GenericOp.CBS_HOLDING_ALL_BLOCKS)
-    holding_all_blocks = [i.data for i in holding.data] if isinstance(holding, ArrayAttr) else []
-    check_cb_budget(name.data, _cbs(description), device_of(module), holding_all_blocks)
+    _check_cbs(description, _cbs(description), device_of(module))
 
 
 def build_program(module: ModuleOp) -> Program:
@@ -238,7 +243,7 @@ def build_program(module: ModuleOp) -> Program:
     name = description["name"]
     assert isinstance(name, StringAttr)
     device = device_of(module)
-    check_program_cbs(module)
+    _check_cbs(description, cbs, device)
     sources = translate_kernels(module)
     compile_time_args = tuple(cb.index for cb in cbs)
     kernels = [

@@ -61,7 +61,7 @@ from ttlang.conversion.program_builder import SHARES_L1_ATTR, cb_config
 from ttlang.dialects import ttkernel
 from ttlang.dialects.ttcore import constant_int, device_of
 from ttlang.transforms.ttkernel_place_inits import cb_operands, compute_kernels
-from ttlang.transforms.ttkernel_sink_cb_waits import CONFIGURATION_OPS, cb_index
+from ttlang.transforms.ttkernel_sink_cb_waits import CONFIGURATION_OPS, cb_index, checkcb_operands
 
 _COUNT_OPS = (ttkernel.CBReserveBackOp, ttkernel.CBPushBackOp, ttkernel.CBWaitFrontOp, ttkernel.CBPopFrontOp)
 
@@ -208,9 +208,7 @@ class TTKernelShareCBL1(ModulePass):
         if not isinstance(program, DictionaryAttr) or "cbs" not in program.data:
             return
         for kernel in compute_kernels(op):
-            for inner in kernel.walk():
-                for cb in cb_operands(inner):
-                    cb_index(cb, inner, "whether it may share L1")
+            checkcb_operands(kernel, "whether it may share L1")
         configs = [cb_config(index, cb_type) for index, cb_type in enumerate(program.data["cbs"].data)]
         sizes = [cb.num_pages * cb.page_size for cb in configs]
         if sum(sizes) <= device_of(op).cb_l1_bytes.data:

@@ -107,11 +107,12 @@ def touches_pages(op: Operation, index: int) -> bool:
     return False
 
 
-def checkcb_operands(kernel: func.FuncOp) -> None:
-    """Raises PassError on a CB operand that is not a compile-time argument."""
+def checkcb_operands(kernel: func.FuncOp, depending: str = "which waits may move past it") -> None:
+    """Raises PassError on a CB operand that is not a compile-time argument (`cb_index`'s
+    `depending`)."""
     for op in kernel.walk():
         for cb in cb_operands(op):
-            cb_index(cb, op)
+            cb_index(cb, op, depending)
 
 
 def move_in_blocks(
