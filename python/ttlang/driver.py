@@ -59,6 +59,7 @@ DEFAULT_PIPELINE: tuple[str, ...] = (
     "ttkernel-sink-cb-waits",
     "ttkernel-hoist-cb-pushes",
     "ttkernel-share-cb-l1",
+    "ttkernel-stream-cb-blocks",
     "cse",  # first: canonicalizing is much faster on IR without duplicate constants
     "canonicalize-inner-first",  # xDSL's canonicalize in fewer walks, the same C++
     "convert-ttkernel-to-emitc",

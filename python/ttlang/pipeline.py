@@ -57,6 +57,7 @@ _PASSES: dict[str, tuple[str, str]] = {
     "ttkernel-sink-cb-waits": ("ttlang.transforms.ttkernel_sink_cb_waits", "TTKernelSinkCBWaits"),
     "ttkernel-hoist-cb-pushes": ("ttlang.transforms.ttkernel_hoist_cb_pushes", "TTKernelHoistCBPushes"),
     "ttkernel-share-cb-l1": ("ttlang.transforms.ttkernel_share_cb_l1", "TTKernelShareCBL1"),
+    "ttkernel-stream-cb-blocks": ("ttlang.transforms.ttkernel_stream_cb_blocks", "TTKernelStreamCBBlocks"),
     "convert-ttkernel-to-emitc": ("ttlang.conversion.ttkernel_to_emitc", "ConvertTTKernelToEmitCPass"),
 }
 

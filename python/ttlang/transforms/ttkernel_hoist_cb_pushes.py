@@ -64,7 +64,7 @@ from ttlang.transforms.ttkernel_place_inits import cb_operands
 from ttlang.transforms.ttkernel_sink_cb_waits import cb_index, move_in_blocks
 
 
-_BACK_OPS = (
+BACK_OPS = (
     ttkernel.PackTileOp,
     ttkernel.CBReserveBackOp,
     ttkernel.CBPushBackOp,
@@ -80,7 +80,7 @@ def _blocks_push(op: Operation, push: ttkernel.CBPushBackOp, index: int) -> bool
     if any(result in push.operands for result in op.results):
         return True
     return any(
-        isinstance(inner, _BACK_OPS) and any(cb_index(cb, inner) == index for cb in cb_operands(inner))
+        isinstance(inner, BACK_OPS) and any(cb_index(cb, inner) == index for cb in cb_operands(inner))
         for inner in op.walk()
     )
 
