@@ -11,8 +11,9 @@ block all start once its last section is packed, and queue at the banks there wi
 every other core's (FlashAttention's last O chunk: docs/flash_attention.md).
 
 Compute kernels: a `cb_push_back(cb, n)` of a CB a data-movement kernel waits on,
-right after a loop `L` (constant bounds from 0, step 1, T trips; a loop of one trip
-stands for its only loop inside) whose iteration `r` packs exactly the pages
+right after a loop `L` (constant bounds and step, T trips, `r` counting them from 0,
+as a subblock loop steps by its subblock's rows; a loop of one trip stands for its
+only loop inside) whose iteration `r` packs exactly the pages
 `[r * n/T, (r + 1) * n/T)` of the block (every `pack_tile` on `cb` inside `L` outside
 any `scf.if`, its page a linear function of `r` and of the constant-bounded loops
 inside `L`, each page once; nothing else in `L` works on `cb`'s back), becomes a push
@@ -121,24 +122,43 @@ def _constant(value: SSAValue) -> int | None:
 
 @dataclass(frozen=True)
 class _Pieces:
-    """The loop whose iterations handle the pieces, its trip count, and the induction
-    variables of the loops of one trip it is in (below the first), at their value."""
+    """The loop whose iterations handle the pieces, its induction variable's values, and
+    the induction variables of the loops of one trip it is in (below the first), at
+    their value."""
 
     loop: scf.ForOp
-    trips: int
+    iteration: range
     fixed: dict[SSAValue, range]
+
+    @property
+    def induction(self) -> SSAValue:
+        return self.loop.body.block.args[0]
+
+    def offset(self, pages_per_step: int, extra: int, before: Operation) -> SSAValue:
+        """`(iv - start) * pages_per_step + extra`, inserted before `before`: the pages
+        the iterations before this one handle (and `extra` more)."""
+        ops: list[Operation] = []
+        steps = self.induction
+        if self.iteration.start:
+            ops.append(arith.SubiOp(steps, _i32(self.iteration.start, before)))
+            steps = ops[-1].results[0]
+        ops.append(arith.MuliOp(steps, _i32(pages_per_step, before)))
+        if extra:
+            ops.append(arith.AddiOp(ops[-1].results[0], _i32(extra, before)))
+        Rewriter.insert_op(ops, InsertPoint.before(before))
+        return ops[-1].results[0]
 
 
 def _piece_loop(loop: Operation | None, touches: Callable[[Operation], bool]) -> _Pieces | None:
     """`loop`, or through loops of one trip the only op inside touching the CB
-    (`touches`), when its bounds are constant, from 0, step 1 (and it has trips)."""
+    (`touches`), when its bounds are constant (and it has trips)."""
     fixed: dict[SSAValue, range] = {}
     while isinstance(loop, scf.ForOp):
         iteration = constant_range(loop)
-        if iteration is None or iteration.start != 0 or iteration.step != 1 or not len(iteration):
+        if iteration is None or not len(iteration):
             return None
         if len(iteration) > 1:
-            return _Pieces(loop, len(iteration), fixed)
+            return _Pieces(loop, iteration, fixed)
         fixed[loop.body.block.args[0]] = iteration
         inner = [op for op in loop.body.block.ops if touches(op)]
         loop = inner[0] if len(inner) == 1 else None
@@ -146,20 +166,22 @@ def _piece_loop(loop: Operation | None, touches: Callable[[Operation], bool]) ->
 
 
 def _covers(accesses: list[tuple[Operation, LinearForm]], pieces: _Pieces, piece: int) -> bool:
-    """Whether, in each iteration `r` of the loop, the pages the accesses index (linear
-    forms) are exactly `r * piece + [0, piece)`, each once."""
-    loop = pieces.loop
-    induction = loop.body.block.args[0]
+    """Whether, in the `k`th iteration of the loop, the pages the accesses index (linear
+    forms) are exactly `k * piece + [0, piece)`, each once."""
+    step = pieces.iteration.step
+    if piece % step:
+        return False
     pages: list[int] = []
     for op, form in accesses:
-        inner = loop_ranges(op, loop)
-        if inner is None or form.coefficient(induction) != piece:
+        inner = loop_ranges(op, pieces.loop)
+        if inner is None or form.coefficient(pieces.induction) != piece // step:
             return False
         ranges = pieces.fixed | inner
-        rest = form.without(induction)
+        rest = form.without(pieces.induction)
         if any(value not in ranges for value in rest.terms):
             return False
-        pages.extend(rest.values(ranges))
+        first = piece // step * pieces.iteration.start  # the first iteration's part
+        pages.extend(first + page for page in rest.values(ranges))
     return sorted(pages) == list(range(piece))
 
 
@@ -176,9 +198,9 @@ def _stream_push(push: ttkernel.CBPushBackOp, index: int) -> None:
     while previous is not None and not _names(previous, index, BACK_OPS):
         previous = previous.prev_op
     found = _piece_loop(previous, lambda op: _names(op, index, BACK_OPS))
-    if count is None or found is None or count % found.trips:
+    if count is None or found is None or count % len(found.iteration):
         return
-    loop, piece = found.loop, count // found.trips
+    loop, piece = found.loop, count // len(found.iteration)
     reserve = loop.prev_op  # the block's reserve, with nothing packed into it before `loop`
     while reserve is not None and not _names(reserve, index, BACK_OPS):
         reserve = reserve.prev_op
@@ -188,11 +210,9 @@ def _stream_push(push: ttkernel.CBPushBackOp, index: int) -> None:
     others = [op for op in loop.walk() if isinstance(op, BACK_OPS) and op not in packs and _names(op, index)]
     if others or not _covers([(p, linear_form(p.out_tile)) for p in packs], found, piece):
         return
-    induction = loop.body.block.args[0]
     for pack in packs:
-        offset = arith.MuliOp(induction, _i32(piece, pack))
-        rebased = arith.SubiOp(pack.out_tile, offset.result)
-        Rewriter.insert_op([offset, rebased], InsertPoint.before(pack))
+        rebased = arith.SubiOp(pack.out_tile, found.offset(piece // found.iteration.step, 0, pack))
+        Rewriter.insert_op(rebased, InsertPoint.before(pack))
         pack.operands[2] = rebased.result
     last = next(op for op in reversed(list(loop.body.block.ops)) if _names(op, index, BACK_OPS))
     if isinstance(last.next_op, ttkernel.TileRegsReleaseOp):
@@ -222,9 +242,9 @@ def _stream_wait(wait: ttkernel.CBWaitFrontOp, index: int, pointers: set[SSAValu
     while following is not None and (isinstance(following, ttkernel.GetReadPtrOp) or not reads(following)):
         following = following.next_op
     found = _piece_loop(following, reads)
-    if count is None or found is None or count % found.trips or _names(found.loop, index):
+    if count is None or found is None or count % len(found.iteration) or _names(found.loop, index):
         return
-    loop, piece = found.loop, count // found.trips
+    loop, piece = found.loop, count // len(found.iteration)
     accesses: list[tuple[Operation, LinearForm]] = []
     for op in loop.walk():
         uses = [i for i, v in enumerate(op.operands) if any(p in linear_form(v).terms for p in pointers)]
@@ -243,10 +263,8 @@ def _stream_wait(wait: ttkernel.CBWaitFrontOp, index: int, pointers: set[SSAValu
     wait.operands[1] = _i32(piece, wait)
     top = loop.body.block.first_op
     assert top is not None
-    induction = loop.body.block.args[0]
-    pieces = arith.AddiOp(induction, _i32(1, top))
-    pages = arith.MuliOp(pieces.result, _i32(piece, top))
-    Rewriter.insert_op([pieces, pages, ttkernel.CBWaitFrontOp(wait.cb, pages.result)], InsertPoint.before(top))
+    pages = found.offset(piece // found.iteration.step, piece, top)
+    Rewriter.insert_op(ttkernel.CBWaitFrontOp(wait.cb, pages), InsertPoint.before(top))
 
 
 class TTKernelStreamCBBlocks(ModulePass):

@@ -27,10 +27,10 @@
 // CHECK-NEXT: %[[PTR:.*]] = ttkernel.get_read_ptr(%[[WOUT]])
 // CHECK:      scf.for %[[T:.*]] = %{{.*}} to %{{.*}} step %{{.*}} : i32 {
 // CHECK-NEXT:   scf.for %[[WR:.*]] = %{{.*}} to %{{.*}} step %{{.*}} : i32 {
-// CHECK-NEXT:     %[[ONE:.*]] = arith.constant 1 : i32
+// CHECK-NEXT:     %[[PER_ROW:.*]] = arith.constant 2 : i32
 // CHECK-NEXT:     %[[PIECE2:.*]] = arith.constant 2 : i32
-// CHECK-NEXT:     %[[NEXT:.*]] = arith.addi %[[WR]], %[[ONE]] : i32
-// CHECK-NEXT:     %[[UPTO:.*]] = arith.muli %[[NEXT]], %[[PIECE2]] : i32
+// CHECK-NEXT:     %[[DONE:.*]] = arith.muli %[[WR]], %[[PER_ROW]] : i32
+// CHECK-NEXT:     %[[UPTO:.*]] = arith.addi %[[DONE]], %[[PIECE2]] : i32
 // CHECK-NEXT:     ttkernel.cb_wait_front(%[[WOUT]], %[[UPTO]])
 // CHECK:            ttkernel.noc_async_write_tile
 // CHECK:      ttkernel.noc_async_write_barrier()
@@ -194,6 +194,55 @@ builtin.module attributes {ttlang.program = {cbs = [!d2m.cb<!blk>, !d2m.cb<!blk>
     %c2 = arith.constant 2 : i32
     ttkernel.cb_wait_front(%out, %c2)
     ttkernel.cb_pop_front(%out, %c2)
+    func.return
+  }
+}
+
+// -----
+
+// A subblock loop stepping by its subblock's two tile rows (pages 2 * r + j, 4 a
+// section): the push goes into the loop, 4 pages an iteration, each pack's page rebased
+// by the pages of the iterations before it (r steps 2 rows: (r - 0) * 2).
+// CHECK-LABEL: func.func @two_rows()
+// CHECK:      scf.for %[[R:.*]] = %{{.*}} to %{{.*}} step %{{.*}} : i32 {
+// CHECK:          %[[PER_ROW:.*]] = arith.constant 2 : i32
+// CHECK-NEXT:     %[[OFF:.*]] = arith.muli %[[R]], %[[PER_ROW]] : i32
+// CHECK-NEXT:     %[[REBASED:.*]] = arith.subi %{{.*}}, %[[OFF]] : i32
+// CHECK-NEXT:     ttkernel.pack_tile(%{{.*}}, %[[OUT:.*]], %[[REBASED]])
+// CHECK:        ttkernel.tile_regs_release()
+// CHECK-NEXT:   %[[PIECE:.*]] = arith.constant 4 : i32
+// CHECK-NEXT:   ttkernel.cb_push_back(%[[OUT]], %[[PIECE]])
+// CHECK-NEXT: }
+// CHECK-NEXT: func.return
+!blk = memref<4x2x!ttcore.tile<32x32, bf16>, #ttcore.memory_space<l1>>
+builtin.module attributes {ttlang.program = {cbs = [!d2m.cb<!blk>]}} {
+  func.func @two_rows() attributes {ttkernel.thread = #ttkernel.thread<compute>} {
+    %out = ttkernel.get_compile_time_arg_val(0)
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c2 = arith.constant 2 : i32
+    %c4 = arith.constant 4 : i32
+    %c8 = arith.constant 8 : i32
+    ttkernel.cb_reserve_back(%out, %c8)
+    scf.for %r = %c0 to %c4 step %c2 : i32 {
+      ttkernel.tile_regs_acquire()
+      ttkernel.tile_regs_commit()
+      ttkernel.tile_regs_wait()
+      scf.for %j = %c0 to %c4 step %c1 : i32 {
+        %row = arith.muli %r, %c2 : i32
+        %page = arith.addi %row, %j : i32
+        ttkernel.pack_tile(%j, %out, %page)
+      }
+      ttkernel.tile_regs_release()
+    }
+    ttkernel.cb_push_back(%out, %c8)
+    func.return
+  }
+  func.func @writer() attributes {ttkernel.thread = #ttkernel.thread<writer>} {
+    %out = ttkernel.get_compile_time_arg_val(0)
+    %c8 = arith.constant 8 : i32
+    ttkernel.cb_wait_front(%out, %c8)
+    ttkernel.cb_pop_front(%out, %c8)
     func.return
   }
 }
