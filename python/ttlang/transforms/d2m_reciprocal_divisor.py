@@ -14,12 +14,22 @@ Numerics: the reciprocal is rounded to `y`'s tile format before the multiply, on
 rounding than the SFPU division (a relative error of at most one unit in the last place
 of that format per output).
 
-A generic qualifies when it is on tensors, every loop is parallel, and its body has
+A generic qualifies when it is on tensors, every loop is parallel (or the division is
+an epilogue of a reduction or matmul, below), and its body has
 `d = d2m.tile_div %x, %b` with `%b = d2m.tile_bcast %y` where `%y` is the block
 argument of an input whose block has fewer tiles than the output (so each tile is
 reused), and `%y` and `%b` have no other use. It runs after d2m-elementwise-fusion (the
 division and its broadcast are then in the generic that consumes them, whatever
 produced `x`) and before d2m-bufferize.
+
+A division in an epilogue (`(a @ b) / bcast(y)`, fused onto the accumulator in DST)
+divides a DST tile, which no unpacker broadcast can reach: the reciprocal's generic
+takes `recip(bcast(y))`, full tiles holding each row's reciprocal in every column (the
+unpacker broadcasts `y`'s tile into DST, `unary_bcast`, then `recip_tile`), and the
+epilogue multiplies by that tile as it is read, without a broadcast: an FPU multiply
+onto DST (`mul_reuse_dest_tiles`, 8 cycles per fidelity phase) instead of an SFPU
+division of two DST tiles per output tile. A division inside a reduction's loop (not
+an epilogue) is left alone.
 
 Before (`acc / l`, acc 1x8x4 tiles, l 1x8x1):
 
@@ -57,6 +67,7 @@ from math import prod
 from xdsl.context import Context
 from xdsl.dialects import tensor
 from xdsl.dialects.builtin import AffineMapAttr, ArrayAttr, MemRefType, ModuleOp, TensorType
+from xdsl.dialects.linalg.attrs import IteratorTypeAttr
 from xdsl.dialects.linalg.ops import GenericOp, YieldOp
 from xdsl.ir import Block, BlockArgument, Region
 from xdsl.ir.affine import AffineMap
@@ -70,6 +81,7 @@ from xdsl.pattern_rewriter import (
 )
 
 from ttlang.dialects import d2m
+from ttlang.transforms.analysis.dst_liveness import EPILOGUE_ATTR
 from ttlang.transforms.diagnostics import PassError
 
 
@@ -98,9 +110,10 @@ class DivideByReciprocal(RewritePattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: GenericOp, rewriter: PatternRewriter) -> None:
-        if not all(it.data.value == "parallel" for it in op.iterator_types):
-            return
+        all_parallel = all(it.data.value == "parallel" for it in op.iterator_types)
         for div in [o for o in op.body.block.ops if isinstance(o, d2m.TileDivOp)]:
+            if not (all_parallel or EPILOGUE_ATTR in div.attributes):
+                continue  # a division inside a reduction runs per reduced tile
             arg = _reused_divisor(op, div)
             if arg is None:
                 continue
@@ -116,20 +129,31 @@ class DivideByReciprocal(RewritePattern):
             rank = len(divisor_type.get_shape())
             empty = tensor.EmptyOp([], divisor_type)
             body = Block(arg_types=[arg.type, arg.type])
-            recip = d2m.TileRecipOp(body.args[0])
-            body.add_ops([recip, YieldOp(recip.result)])
+            bcast = div.rhs.owner
+            assert isinstance(bcast, d2m.TileBcastOp)
+            if all_parallel:
+                recip = d2m.TileRecipOp(body.args[0])
+                body.add_ops([recip, YieldOp(recip.result)])
+            else:  # the reciprocal broadcast into full tiles: an FPU multiply onto DST
+                full = d2m.TileBcastOp(body.args[0], bcast.kind.data)
+                recip = d2m.TileRecipOp(full.result)
+                body.add_ops([full, recip, YieldOp(recip.result)])
             identity = AffineMapAttr(AffineMap.identity(rank))
             reciprocal = GenericOp(
                 [divisor],
                 [empty.tensor],
                 Region(body),
                 ArrayAttr([identity, identity]),
-                ArrayAttr([op.iterator_types.data[0]] * rank),  # parallel
+                ArrayAttr([IteratorTypeAttr.parallel()] * rank),
                 [divisor_type],
             )
             rewriter.insert([empty, reciprocal], InsertPoint.before(op))
             op.operands[arg.index] = reciprocal.res[0]
-            rewriter.replace(div, d2m.TileMulOp(div.lhs, div.rhs))
+            mul = d2m.TileMulOp(div.lhs, div.rhs if all_parallel else arg)
+            mul.attributes.update(div.attributes)
+            rewriter.replace(div, mul)
+            if not all_parallel:
+                rewriter.erase(bcast)
             rewriter.notify_op_modified(op)
             return
 
