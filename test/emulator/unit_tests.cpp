@@ -504,9 +504,7 @@ void consumer_kernel() {
 }
 
 void test_cb_hand_off_carries_time() {
-  DeviceConfig config;
-  config.rows = 1;
-  config.cols = 1;
+  DeviceConfig config;  // one core
   Device device(config, n150());
   device.add_cb(0, 2, 2048, DataFormat::Float16_b);
   device.add_kernel({"producer", ThreadKind::Reader, producer_kernel});
@@ -524,9 +522,7 @@ void test_cb_hand_off_carries_time() {
 // pages, pointers of their own, and page versions apart (the math lanes keep unpacked
 // pages by page address and version: equal versions would hand one CB the other's tiles).
 void test_cbs_sharing_l1_keep_versions_apart() {
-  DeviceConfig config;
-  config.rows = 1;
-  config.cols = 1;
+  DeviceConfig config;  // one core
   Device device(config, n150());
   device.add_cb(0, 4, 2048, DataFormat::Float16_b);
   device.add_cb(1, 4, 2048, DataFormat::Float16_b, 0);

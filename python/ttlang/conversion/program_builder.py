@@ -240,8 +240,6 @@ def build_program(module: ModuleOp) -> Program:
         dram_buffer(e.data[0].data, e.data[1].data, e.data[2]) for e in description["buffers"].data
     ]
     cbs = _cbs(description)
-    name = description["name"]
-    assert isinstance(name, StringAttr)
     device = device_of(module)
     _check_cbs(description, cbs, device)
     sources = translate_kernels(module)

@@ -191,19 +191,22 @@ def _i32(value: int, before: Operation) -> SSAValue:
     return constant.result
 
 
+def _back_op_before(op: Operation, index: int) -> Operation | None:
+    """The nearest operation before `op` in its block working on CB `index`'s back."""
+    previous = op.prev_op
+    while previous is not None and not _names(previous, index, BACK_OPS):
+        previous = previous.prev_op
+    return previous
+
+
 def _stream_push(push: ttkernel.CBPushBackOp, index: int) -> None:
     """Splits `push` into one push per iteration of the loop packing its pages."""
     count = _constant(push.num_tiles)
-    previous = push.prev_op
-    while previous is not None and not _names(previous, index, BACK_OPS):
-        previous = previous.prev_op
-    found = _piece_loop(previous, lambda op: _names(op, index, BACK_OPS))
+    found = _piece_loop(_back_op_before(push, index), lambda op: _names(op, index, BACK_OPS))
     if count is None or found is None or count % len(found.iteration):
         return
     loop, piece = found.loop, count // len(found.iteration)
-    reserve = loop.prev_op  # the block's reserve, with nothing packed into it before `loop`
-    while reserve is not None and not _names(reserve, index, BACK_OPS):
-        reserve = reserve.prev_op
+    reserve = _back_op_before(loop, index)  # the block's reserve, nothing packed into it before `loop`
     if not isinstance(reserve, ttkernel.CBReserveBackOp) or _constant(reserve.num_tiles) != count:
         return
     packs = [op for op in loop.walk() if isinstance(op, ttkernel.PackTileOp) and _index_of(op.out_cb) == index]
@@ -217,8 +220,9 @@ def _stream_push(push: ttkernel.CBPushBackOp, index: int) -> None:
     last = next(op for op in reversed(list(loop.body.block.ops)) if _names(op, index, BACK_OPS))
     if isinstance(last.next_op, ttkernel.TileRegsReleaseOp):
         last = last.next_op
-    count_value = arith.ConstantOp(IntegerAttr(piece, 32))
-    Rewriter.insert_op([count_value, ttkernel.CBPushBackOp(push.cb, count_value.result)], InsertPoint.after(last))
+    after = last.next_op
+    assert after is not None  # the body's yield
+    Rewriter.insert_op(ttkernel.CBPushBackOp(push.cb, _i32(piece, after)), InsertPoint.before(after))
     push.detach()
     push.erase()
 
@@ -280,7 +284,7 @@ class TTKernelStreamCBBlocks(ModulePass):
         compute = compute_kernels(op)
         movement = [k for k in op.body.block.ops if isinstance(k, func.FuncOp) and k not in compute]
         waited = {_index_of(w.cb) for k in movement for w in k.walk() if isinstance(w, ttkernel.CBWaitFrontOp)}
-        pushed: set[int | None] = set()
+        pushed: set[int] = set()
         for kernel in compute:
             checkcb_operands(kernel, _DEPENDING)
             for push in [p for p in kernel.walk() if isinstance(p, ttkernel.CBPushBackOp)]:

@@ -10,8 +10,9 @@ from dataclasses import dataclass, field
 from itertools import product
 
 from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import IntegerAttr
 from xdsl.ir import BlockArgument, Operation, SSAValue
+
+from ttlang.dialects.ttcore import constant_int
 
 
 @dataclass(frozen=True)
@@ -56,9 +57,10 @@ def _scale(form: LinearForm, factor: int) -> LinearForm:
 def linear_form(value: SSAValue) -> LinearForm:
     """`value` as a linear form; a value no `arith` op above computes linearly (a loop
     variable, an argument, a product of two variables) is a term of its own."""
+    constant = constant_int(value)
+    if constant is not None:
+        return LinearForm(constant)
     op = value.owner
-    if isinstance(op, arith.ConstantOp) and isinstance(op.value, IntegerAttr):
-        return LinearForm(op.value.value.data)
     if isinstance(op, arith.AddiOp | arith.SubiOp):
         return _combine(linear_form(op.lhs), linear_form(op.rhs), 1 if isinstance(op, arith.AddiOp) else -1)
     if isinstance(op, arith.MuliOp):
