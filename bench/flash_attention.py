@@ -35,7 +35,7 @@ bandwidth) — and `of roof`, the roofline over the achieved modeled cycles.
 Last in a row, the critical core's start and end (from a trace of that core, a second
 run): when its first matmul begins, waiting for its first Q and K/V chunks, and how
 long the run goes on after its compute thread's last op, writing its last O chunk
-(docs/flash_attention.md, "Why the start and end do not shrink with the work").
+(docs/flash_attention.md, "What limits causal at S = 2048").
 
 After the table, per shape with both a causal and a non-causal implicit row: the
 achieved causal / non-causal cycle ratio, and the same ratio of their compute floors
