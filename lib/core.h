@@ -23,6 +23,7 @@ class Core;
 struct KernelThread {
   Core* core = nullptr;
   ThreadKind kind = ThreadKind::Reader;
+  int noc = 0;  // the NoC its kernel's transfers travel on unless a call names the other
   std::string kernel_name;
   void (*entry)() = nullptr;
   std::vector<uint32_t> runtime_args;

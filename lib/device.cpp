@@ -219,6 +219,8 @@ uint32_t Device::add_buffer(const std::string& name, DataFormat format, uint32_t
 }
 
 void Device::add_kernel(const KernelSpec& kernel) {
+  if (kernel.noc < -1 || kernel.noc > 1)
+    fail_setup("kernel '" + kernel.name + "': noc " + std::to_string(kernel.noc) + " does not exist (NoC 0 or 1)");
   for (const KernelSpec& other : kernels_) {
     if (other.name == kernel.name) fail_setup("kernel '" + kernel.name + "' is defined twice");
     if (other.kind == kernel.kind)
@@ -292,6 +294,10 @@ void Device::run() {
       KernelThread& thread = core->threads()[static_cast<int>(kernels_[k].kind)];
       thread.kernel_name = kernels_[k].name;
       thread.entry = kernels_[k].entry;
+      const NocParameters& noc = description_.noc;
+      thread.noc = kernels_[k].noc >= 0 ? kernels_[k].noc
+                   : kernels_[k].kind == ThreadKind::Writer ? noc.writer_noc
+                                                            : noc.reader_noc;
       thread.runtime_args = runtime_args_[k][core->index()];
       int id = core->index() * kThreadsPerCore + static_cast<int>(kernels_[k].kind);
       g_crash_labels[id] = core->label() + " " + thread_kind_name(thread.kind) + " [kernel '" + thread.kernel_name + "']";

@@ -31,6 +31,9 @@ struct KernelSpec {
   std::string name;
   ThreadKind kind;
   void (*entry)();
+  // The NoC the kernel's RISC uses, its calls' default (tt-metal's DataMovementConfig::noc,
+  // `noc_index`); -1: the description's for its kind (reader_noc, writer_noc).
+  int noc = -1;
 };
 
 class Device {

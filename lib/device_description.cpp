@@ -186,9 +186,9 @@ DeviceDescription load_device_description(const std::string& path) {
   noc.link_bytes_per_cycle = toml.number("noc.link_bytes_per_cycle");
   noc.max_packet_bytes = static_cast<uint32_t>(toml.count("noc.max_packet_bytes"));
   noc.hop_cycles = toml.count("noc.hop_cycles");
-  noc.read_noc = static_cast<int>(toml.count("noc.read_noc"));
-  noc.write_noc = static_cast<int>(toml.count("noc.write_noc"));
-  if (noc.read_noc > 1 || noc.write_noc > 1) fail_setup(path + ": noc.read_noc and noc.write_noc are 0 or 1");
+  noc.reader_noc = static_cast<int>(toml.count("noc.reader_noc"));
+  noc.writer_noc = static_cast<int>(toml.count("noc.writer_noc"));
+  if (noc.reader_noc > 1 || noc.writer_noc > 1) fail_setup(path + ": noc.reader_noc and noc.writer_noc are 0 or 1");
   noc.issue_cycles = toml.count("noc.issue_cycles");
   noc.write_issue_cycles = toml.count("noc.write_issue_cycles");
   noc.message_cycles = toml.count("noc.message_cycles");

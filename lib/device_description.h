@@ -49,7 +49,7 @@ struct NocParameters {
   double link_bytes_per_cycle;
   uint32_t max_packet_bytes;
   uint64_t hop_cycles;
-  int read_noc, write_noc;
+  int reader_noc, writer_noc;  // the NoC of the reader's / writer's RISC (its calls' default)
   uint64_t issue_cycles;        // a read, an atomic or a semaphore message
   uint64_t write_issue_cycles;  // a write or a multicast write
   uint64_t message_cycles;

@@ -102,17 +102,25 @@ void check_pages_settled(uint32_t cb_id, uint32_t num_pages, bool push) {
   }
 }
 
-// The cores of a multicast rectangle, excluding the sender unless include_self.
-std::vector<Core*> multicast_targets(const NocAddress& target, bool include_self, uint32_t num_dests,
+// The cores of a multicast rectangle on `noc`, excluding the sender unless include_self.
+// NoC 0 runs +x, +y and NoC 1 the other way, so a rectangle starts at the corner its NoC
+// reaches first: on NoC 1 at the larger x and y (tt-metal's programs swap start and end
+// for a NoC 1 multicast; get_noc_multicast_addr's NoC 1 coordinates count backwards).
+std::vector<Core*> multicast_targets(const NocAddress& target, bool include_self, uint32_t num_dests, int noc,
                                      const char* call) {
   if (target.kind != NocAddress::Kind::Multicast)
     fail(std::string(call) + ": destination is not a multicast address (use get_noc_multicast_addr)");
-  if (target.x > target.x_end || target.y > target.y_end)
-    fail(std::string(call) + ": multicast rectangle start must not exceed its end");
+  uint32_t x_first = target.x, y_first = target.y, x_last = target.x_end, y_last = target.y_end;
+  if (noc == 1) std::swap(x_first, x_last), std::swap(y_first, y_last);
+  if (x_first > x_last || y_first > y_last)
+    fail(std::string(call) + ": on NoC " + std::to_string(noc) + " a multicast rectangle starts at its " +
+         (noc == 0 ? "smallest x and y (start <= end)" : "largest x and y (start >= end: NoC 1 runs backwards)") +
+         "; got start (" + std::to_string(target.x) + "," + std::to_string(target.y) + "), end (" +
+         std::to_string(target.x_end) + "," + std::to_string(target.y_end) + ")");
   Core& self = *device().thread().core;
   std::vector<Core*> cores;
-  for (uint32_t y = target.y; y <= target.y_end; ++y)
-    for (uint32_t x = target.x; x <= target.x_end; ++x) {
+  for (uint32_t y = y_first; y <= y_last; ++y)
+    for (uint32_t x = x_first; x <= x_last; ++x) {
       Core& core = device().core_at_noc(x, y, call);
       if (&core != &self || include_self) cores.push_back(&core);
     }
@@ -122,10 +130,17 @@ std::vector<Core*> multicast_targets(const NocAddress& target, bool include_self
   return cores;
 }
 
-// Runs `action` when a message sent now from the calling core arrives at `target`, then
-// wakes the target's semaphore waiters.
-void deliver_to_semaphore(Core& target, std::function<void()> action) {
-  uint64_t arrival = device().noc().message_arrival(device().thread().core->index(), target.index(), scheduler().now());
+// The NoC a call names: 0 or 1.
+int checked_noc(uint8_t noc, const char* call) {
+  if (noc > 1) fail(std::string(call) + ": noc " + std::to_string(noc) + " does not exist (a Tensix has NoC 0 and NoC 1)");
+  return noc;
+}
+
+// Runs `action` when a message sent now on `noc` from the calling core arrives at
+// `target`, then wakes the target's semaphore waiters.
+void deliver_to_semaphore(Core& target, int noc, std::function<void()> action) {
+  uint64_t arrival =
+      device().noc().message_arrival(device().thread().core->index(), noc, target.index(), scheduler().now());
   Core* core = &target;
   scheduler().schedule(arrival, [core, arrival, action = std::move(action)] {
     action();
@@ -508,6 +523,7 @@ void copy_dest_values(uint32_t dst_to, uint32_t dst_from) {
 }
 
 // ---- data movement: addresses ------------------------------------------------------------
+uint8_t thread_noc() { return static_cast<uint8_t>(device().thread().noc); }
 uint8_t my_noc_x() { return static_cast<uint8_t>(device().thread().core->col()); }
 uint8_t my_noc_y() { return static_cast<uint8_t>(device().thread().core->row()); }
 
@@ -545,7 +561,7 @@ uint64_t dram_page_noc_addr(uint32_t bank_base_address, uint32_t page_id, uint32
 }
 
 // ---- data movement: transfers ---------------------------------------------------------------
-void noc_read(uint64_t src_noc_addr, uint32_t dst_l1_addr, uint32_t size) {
+void noc_read(uint64_t src_noc_addr, uint32_t dst_l1_addr, uint32_t size, uint8_t noc) {
   TracedCall traced("noc_async_read");
   const char* call = "noc_async_read";
   device().note_api_call(call);
@@ -560,11 +576,11 @@ void noc_read(uint64_t src_noc_addr, uint32_t dst_l1_addr, uint32_t size) {
   std::vector<uint8_t> data(size);
   if (source.kind == NocAddress::Kind::Dram) {
     device().dram().read(static_cast<int>(source.bank), source.address, data.data(), size);
-    done = device().noc().dram_read(thread.core->index(), source.bank, size, now);
+    done = device().noc().dram_read(thread.core->index(), checked_noc(noc, call), source.bank, size, now);
   } else if (source.kind == NocAddress::Kind::Core) {
     Core& from = device().core_at_noc(source.x, source.y, call);
     std::memcpy(data.data(), remote_l1(from, source.address, size, call), size);
-    done = device().noc().core_read(thread.core->index(), from.index(), size, now);
+    done = device().noc().core_read(thread.core->index(), checked_noc(noc, call), from.index(), size, now);
   } else {
     fail(std::string(call) + ": source " + hex(src_noc_addr) + " is not a core or DRAM NoC address");
   }
@@ -575,7 +591,7 @@ void noc_read(uint64_t src_noc_addr, uint32_t dst_l1_addr, uint32_t size) {
   scheduler().advance(device().description().noc.issue_cycles);
 }
 
-void noc_write(uint32_t src_l1_addr, uint64_t dst_noc_addr, uint32_t size) {
+void noc_write(uint32_t src_l1_addr, uint64_t dst_noc_addr, uint32_t size, uint8_t noc) {
   TracedCall traced("noc_async_write");
   const char* call = "noc_async_write";
   device().note_api_call(call);
@@ -587,12 +603,12 @@ void noc_write(uint32_t src_l1_addr, uint64_t dst_noc_addr, uint32_t size) {
   uint64_t done = now;
   if (target.kind == NocAddress::Kind::Dram) {
     device().dram().write(static_cast<int>(target.bank), target.address, source, size);
-    done = device().noc().dram_write(thread.core->index(), target.bank, size, now);
+    done = device().noc().dram_write(thread.core->index(), checked_noc(noc, call), target.bank, size, now);
   } else if (target.kind == NocAddress::Kind::Core) {
     Core& to = device().core_at_noc(target.x, target.y, call);
     std::memmove(remote_l1(to, target.address, size, call), source, size);
-    done = device().noc().core_write(thread.core->index(), to.index(), size, now);
-    if (device().overlaps_semaphores(target.address, size)) deliver_to_semaphore(to, [] {});
+    done = device().noc().core_write(thread.core->index(), checked_noc(noc, call), to.index(), size, now);
+    if (device().overlaps_semaphores(target.address, size)) deliver_to_semaphore(to, checked_noc(noc, call), [] {});
   } else {
     fail(std::string(call) + ": destination " + hex(dst_noc_addr) +
          " is not a core or DRAM NoC address (multicast needs noc_async_write_multicast)");
@@ -605,7 +621,7 @@ void noc_write(uint32_t src_l1_addr, uint64_t dst_noc_addr, uint32_t size) {
 }
 
 void noc_write_multicast(uint32_t src_l1_addr, uint64_t dst_mcast_addr, uint32_t size, uint32_t num_dests,
-                         bool include_self, bool linked) {
+                         bool include_self, bool linked, uint8_t noc) {
   TracedCall traced("noc_async_write_multicast");
   const char* call = "noc_async_write_multicast";
   device().note_api_call(call);
@@ -613,14 +629,16 @@ void noc_write_multicast(uint32_t src_l1_addr, uint64_t dst_mcast_addr, uint32_t
   KernelThread& thread = device().thread();
   const uint8_t* source = thread.core->l1() + local_l1_offset(src_l1_addr, size, call, "source");
   NocAddress target = decode_noc_address(dst_mcast_addr);
+  const int route = checked_noc(noc, call);
   std::vector<int> indices;
-  for (Core* core : multicast_targets(target, include_self, num_dests, call)) {
+  for (Core* core : multicast_targets(target, include_self, num_dests, route, call)) {
     std::memmove(remote_l1(*core, target.address, size, call), source, size);
     indices.push_back(core->index());
   }
-  uint64_t done = device().noc().multicast_write(thread.core->index(), indices, size, linked, scheduler().now());
+  uint64_t done =
+      device().noc().multicast_write(thread.core->index(), route, indices, size, linked, scheduler().now());
   if (device().overlaps_semaphores(target.address, size))
-    for (int index : indices) deliver_to_semaphore(device().core(index), [] {});
+    for (int index : indices) deliver_to_semaphore(device().core(index), route, [] {});
   thread.writes_in_flight.push_back({const_cast<uint8_t*>(source), size, done, {}});
   thread.writes_done_at = std::max(thread.writes_done_at, done);
   trace_noc_transfer(thread.core->index(), false, -1, scheduler().now(), done);
@@ -757,7 +775,7 @@ void semaphore_set(volatile uint32_t* addr, uint32_t value) {
   scheduler().advance(costs().semaphore_call);
 }
 
-void semaphore_inc(uint64_t noc_addr, uint32_t increment) {
+void semaphore_inc(uint64_t noc_addr, uint32_t increment, uint8_t noc) {
   TracedCall traced("noc_semaphore_inc");
   const char* call = "noc_semaphore_inc";
   device().note_api_call(call);
@@ -766,11 +784,11 @@ void semaphore_inc(uint64_t noc_addr, uint32_t increment) {
   if (target.kind != NocAddress::Kind::Core) fail(std::string(call) + ": target is not a core NoC address");
   Core& to = device().core_at_noc(target.x, target.y, call);
   auto* word = reinterpret_cast<uint32_t*>(remote_l1(to, target.address, 4, call));
-  deliver_to_semaphore(to, [word, increment] { *word += increment; });
+  deliver_to_semaphore(to, checked_noc(noc, call), [word, increment] { *word += increment; });
   scheduler().advance(device().description().noc.issue_cycles);
 }
 
-void semaphore_set_remote(uint32_t src_l1_addr, uint64_t dst_noc_addr) {
+void semaphore_set_remote(uint32_t src_l1_addr, uint64_t dst_noc_addr, uint8_t noc) {
   TracedCall traced("noc_semaphore_set_remote");
   const char* call = "noc_semaphore_set_remote";
   device().note_api_call(call);
@@ -782,11 +800,12 @@ void semaphore_set_remote(uint32_t src_l1_addr, uint64_t dst_noc_addr) {
   if (target.kind != NocAddress::Kind::Core) fail(std::string(call) + ": target is not a core NoC address");
   Core& to = device().core_at_noc(target.x, target.y, call);
   auto* word = reinterpret_cast<uint32_t*>(remote_l1(to, target.address, 4, call));
-  deliver_to_semaphore(to, [word, value] { *word = value; });
+  deliver_to_semaphore(to, checked_noc(noc, call), [word, value] { *word = value; });
   scheduler().advance(device().description().noc.issue_cycles);
 }
 
-void semaphore_set_multicast(uint32_t src_l1_addr, uint64_t dst_mcast_addr, uint32_t num_dests, bool include_self) {
+void semaphore_set_multicast(uint32_t src_l1_addr, uint64_t dst_mcast_addr, uint32_t num_dests, bool include_self,
+                             uint8_t noc) {
   TracedCall traced("noc_semaphore_set_multicast");
   const char* call = "noc_semaphore_set_multicast";
   device().note_api_call(call);
@@ -795,9 +814,10 @@ void semaphore_set_multicast(uint32_t src_l1_addr, uint64_t dst_mcast_addr, uint
   uint32_t value;
   std::memcpy(&value, thread.core->l1() + local_l1_offset(src_l1_addr, 4, call, "source"), 4);
   NocAddress target = decode_noc_address(dst_mcast_addr);
-  for (Core* core : multicast_targets(target, include_self, num_dests, call)) {
+  const int route = checked_noc(noc, call);
+  for (Core* core : multicast_targets(target, include_self, num_dests, route, call)) {
     auto* word = reinterpret_cast<uint32_t*>(remote_l1(*core, target.address, 4, call));
-    deliver_to_semaphore(*core, [word, value] { *word = value; });
+    deliver_to_semaphore(*core, route, [word, value] { *word = value; });
   }
   scheduler().advance(device().description().noc.issue_cycles);
 }

@@ -44,7 +44,7 @@ NocTiming::NocTiming(const DeviceDescription& device, std::vector<Position> core
       port_in_free_(cores_.size(), 0.0),
       port_out_free_(cores_.size(), 0.0),
       bank_free_(banks_.size(), 0.0),
-      writes_arrive_(cores_.size(), 0.0),
+      writes_arrive_(2 * cores_.size(), 0.0),
       link_free_(static_cast<size_t>(2 * width_ * height_ * 2), 0.0) {}
 
 // NoC 0 moves +x then +y, NoC 1 -y then -x, each wrapping around the torus.
@@ -97,9 +97,8 @@ double path_rate(double endpoint_rate, const NocParameters& params) {
 }
 }  // namespace
 
-uint64_t NocTiming::dram_read(int core, uint32_t bank, uint32_t bytes, uint64_t now) {
+uint64_t NocTiming::dram_read(int core, int noc, uint32_t bank, uint32_t bytes, uint64_t now) {
   dram_bytes_read_ += bytes;
-  const int noc = params_.read_noc;
   double end = stream(port_in_free_[core], &bank_free_[bank], bytes / bank_bytes_per_cycle_,
                       route(noc, banks_[bank], cores_[core]),
                       bytes / path_rate(params_.dram_read_bytes_per_cycle, params_), now);
@@ -107,9 +106,8 @@ uint64_t NocTiming::dram_read(int core, uint32_t bank, uint32_t bytes, uint64_t 
          params_.hop_cycles * round_trip_hops(noc, cores_[core], banks_[bank]);
 }
 
-uint64_t NocTiming::dram_write(int core, uint32_t bank, uint32_t bytes, uint64_t now) {
+uint64_t NocTiming::dram_write(int core, int noc, uint32_t bank, uint32_t bytes, uint64_t now) {
   dram_bytes_written_ += bytes;
-  const int noc = params_.write_noc;
   double busy = bytes / path_rate(params_.dram_write_bytes_per_cycle, params_);
   double end = stream(port_out_free_[core], &bank_free_[bank], bytes / bank_bytes_per_cycle_,
                       route(noc, cores_[core], banks_[bank]), busy, now);
@@ -117,32 +115,29 @@ uint64_t NocTiming::dram_write(int core, uint32_t bank, uint32_t bytes, uint64_t
   if (bytes < params_.dram_burst_bytes)
     port_out_free_[core] = std::max(port_out_free_[core], end - busy + params_.dram_partial_write_cycles);
   end = std::max(end, responses(core, 1, now));
-  arrive(core, end, hops(noc, cores_[core], banks_[bank]));
+  arrive(core, noc, end, hops(noc, cores_[core], banks_[bank]));
   return cycles(end) + params_.dram_write_latency_cycles +
          params_.hop_cycles * round_trip_hops(noc, cores_[core], banks_[bank]);
 }
 
-uint64_t NocTiming::core_read(int core, int source, uint32_t bytes, uint64_t now) {
-  const int noc = params_.read_noc;
+uint64_t NocTiming::core_read(int core, int noc, int source, uint32_t bytes, uint64_t now) {
   double end = stream(port_in_free_[core], nullptr, 0, route(noc, cores_[source], cores_[core]),
                       bytes / path_rate(params_.core_read_bytes_per_cycle, params_), now);
   return cycles(end) + params_.core_read_latency_cycles +
          params_.hop_cycles * round_trip_hops(noc, cores_[core], cores_[source]);
 }
 
-uint64_t NocTiming::core_write(int core, int target, uint32_t bytes, uint64_t now) {
-  const int noc = params_.write_noc;
+uint64_t NocTiming::core_write(int core, int noc, int target, uint32_t bytes, uint64_t now) {
   double end = stream(port_out_free_[core], nullptr, 0, route(noc, cores_[core], cores_[target]),
                       bytes / path_rate(params_.core_write_bytes_per_cycle, params_), now);
   end = std::max(end, responses(core, 1, now));
-  arrive(core, end, hops(noc, cores_[core], cores_[target]));
+  arrive(core, noc, end, hops(noc, cores_[core], cores_[target]));
   return cycles(end) + params_.core_write_latency_cycles +
          params_.hop_cycles * round_trip_hops(noc, cores_[core], cores_[target]);
 }
 
-uint64_t NocTiming::multicast_write(int core, const std::vector<int>& targets, uint32_t bytes, bool linked,
-                                    uint64_t now) {
-  const int noc = params_.write_noc;
+uint64_t NocTiming::multicast_write(int core, int noc, const std::vector<int>& targets, uint32_t bytes,
+                                    bool linked, uint64_t now) {
   // The multicast tree: the union of the routes to every target.
   multicast_links_.clear();
   int farthest = 0, farthest_one_way = 0;
@@ -162,7 +157,7 @@ uint64_t NocTiming::multicast_write(int core, const std::vector<int>& targets, u
   double end = stream(port_out_free_[core], nullptr, 0, multicast_links_, busy, now);
   port_out_free_[core] += gap;
   end = std::max(end, responses(core, static_cast<uint32_t>(targets.size()), now));
-  arrive(core, end, farthest_one_way);
+  arrive(core, noc, end, farthest_one_way);
   return cycles(end) + params_.multicast_latency_cycles + params_.hop_cycles * farthest;
 }
 
@@ -172,14 +167,14 @@ double NocTiming::responses(int core, uint32_t destinations, uint64_t now) {
   return port;
 }
 
-void NocTiming::arrive(int core, double end, int one_way_hops) {
-  writes_arrive_[core] = std::max(writes_arrive_[core], end + params_.message_cycles + params_.hop_cycles * one_way_hops);
+void NocTiming::arrive(int core, int noc, double end, int one_way_hops) {
+  double& arrives = writes_arrive_[2 * core + noc];
+  arrives = std::max(arrives, end + params_.message_cycles + params_.hop_cycles * one_way_hops);
 }
 
-uint64_t NocTiming::message_arrival(int core, int target, uint64_t now) const {
-  double alone = static_cast<double>(now + params_.message_cycles +
-                                     params_.hop_cycles * hops(params_.write_noc, cores_[core], cores_[target]));
-  return cycles(std::max(alone, writes_arrive_[core]));
+uint64_t NocTiming::message_arrival(int core, int noc, int target, uint64_t now) const {
+  double alone = static_cast<double>(now + params_.message_cycles + params_.hop_cycles * hops(noc, cores_[core], cores_[target]));
+  return cycles(std::max(alone, writes_arrive_[2 * core + noc]));
 }
 
 }  // namespace ttemu

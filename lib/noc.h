@@ -10,8 +10,9 @@
 // a transfer streams at its path's rate (DRAM read/write, core read/write, multicast)
 // and, while it streams, holds the receiving or sending core's NoC port, the DRAM bank
 // it touches, and every link of its route. Routes are dimension-order on a torus of the
-// physical NoC grid: NoC 0 runs +x then +y, NoC 1 runs -y then -x; reads travel on the
-// description's read NoC (data from the source to the reader), writes on its write NoC.
+// physical NoC grid: NoC 0 runs +x then +y, NoC 1 runs -y then -x. A transfer travels on
+// the NoC its caller names (the issuing kernel's NoC, or the call's `noc` argument):
+// a read's data from the source to the reader, a write's from the writer to its target.
 // Each resource serves its transfers in issue order, one at a time, and a transfer is
 // through when its busiest resource is, so transfers sharing a link queue behind each
 // other (two cores reading through one link take twice as long).
@@ -49,16 +50,19 @@ class NocTiming {
   // `core_positions`: the physical NoC (x, y) of every core, by core index.
   NocTiming(const DeviceDescription& device, std::vector<std::pair<int, int>> core_positions);
 
-  // Each returns the cycle at which the transfer, issued at `now`, has completed.
-  uint64_t dram_read(int core, uint32_t bank, uint32_t bytes, uint64_t now);
-  uint64_t dram_write(int core, uint32_t bank, uint32_t bytes, uint64_t now);
-  uint64_t core_read(int core, int source, uint32_t bytes, uint64_t now);
-  uint64_t core_write(int core, int target, uint32_t bytes, uint64_t now);
+  // Each returns the cycle at which the transfer, issued at `now` on NoC `noc` (0 or 1),
+  // has completed.
+  uint64_t dram_read(int core, int noc, uint32_t bank, uint32_t bytes, uint64_t now);
+  uint64_t dram_write(int core, int noc, uint32_t bank, uint32_t bytes, uint64_t now);
+  uint64_t core_read(int core, int noc, int source, uint32_t bytes, uint64_t now);
+  uint64_t core_write(int core, int noc, int target, uint32_t bytes, uint64_t now);
   // One multicast to `targets`; linked multicasts keep the path between packets.
-  uint64_t multicast_write(int core, const std::vector<int>& targets, uint32_t bytes, bool linked, uint64_t now);
-  // When a small message (a semaphore update) sent at `now` reaches `target`: never
-  // before the core's earlier writes have arrived (writes on a NoC stay in order).
-  uint64_t message_arrival(int core, int target, uint64_t now) const;
+  uint64_t multicast_write(int core, int noc, const std::vector<int>& targets, uint32_t bytes, bool linked,
+                           uint64_t now);
+  // When a small message (a semaphore update) sent at `now` on `noc` reaches `target`:
+  // never before the core's earlier writes on that NoC have arrived (writes on a NoC
+  // stay in order).
+  uint64_t message_arrival(int core, int noc, int target, uint64_t now) const;
 
   uint64_t dram_bytes_read() const { return dram_bytes_read_; }
   uint64_t dram_bytes_written() const { return dram_bytes_written_; }
@@ -73,8 +77,8 @@ class NocTiming {
   // the writer's NoC port takes one at a time (write_response_cycles each, from `now`);
   // returns when the last is taken. Small multicasts to many cores are bound by it.
   double responses(int core, uint32_t destinations, uint64_t now);
-  // Records when the data of a write that left `core` at `end` arrives.
-  void arrive(int core, double end, int one_way_hops);
+  // Records when the data of a write that left `core` on `noc` at `end` arrives.
+  void arrive(int core, int noc, double end, int one_way_hops);
   // Occupies `port` and `links` for `busy` cycles and `bank` (when given) for
   // `bank_busy`, each from when it is free (and not before `now`); returns when the
   // data is through all of them.
@@ -89,7 +93,7 @@ class NocTiming {
   std::vector<double> port_in_free_;
   std::vector<double> port_out_free_;
   std::vector<double> bank_free_;
-  std::vector<double> writes_arrive_;  // per core: when its last write's data arrives
+  std::vector<double> writes_arrive_;  // [core][noc]: when its last write's data arrives
   std::vector<double> link_free_;  // [noc][y][x][dimension]
   std::unordered_map<uint64_t, std::vector<int>> routes_;
   std::vector<int> multicast_links_;  // scratch for multicast_write

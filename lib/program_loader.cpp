@@ -19,7 +19,7 @@ namespace ttemu {
 namespace {
 
 // The version of both files (PROGRAM_FORMAT in python/ttlang/runtime/program.py).
-constexpr int kProgramFormat = 1;
+constexpr int kProgramFormat = 2;
 
 DataFormat parse_format(const Json& value) {
   const std::string& text = value.as_string();
@@ -164,7 +164,9 @@ LoadedProgram load(const std::string& work_dir) {
     const std::string& name = kernel.at("name").as_string();
     const Json* library = libraries.find(name);
     if (!library) throw JsonError("launch.json: kernel_libraries names no shared object for kernel '" + name + "'");
-    device->add_kernel({name, parse_kind(kernel.at("kind")), load_kernel(library->as_string(), name)});
+    const Json& noc = kernel.at("noc");
+    device->add_kernel({name, parse_kind(kernel.at("kind")), load_kernel(library->as_string(), name),
+                        noc.kind() == Json::Kind::Null ? -1 : static_cast<int>(noc.as_int(0, 1))});
   }
 
   for (const auto& [kernel, per_core] : program_json.at("runtime_args").members()) {

@@ -116,10 +116,14 @@ uint64_t multicast_noc_addr(uint32_t x_start, uint32_t y_start, uint32_t x_end, 
                             uint32_t l1_addr);
 uint64_t dram_page_noc_addr(uint32_t bank_base_address, uint32_t page_id, uint32_t page_size,
                             uint32_t offset);
-void noc_read(uint64_t src_noc_addr, uint32_t dst_l1_addr, uint32_t size);
-void noc_write(uint32_t src_l1_addr, uint64_t dst_noc_addr, uint32_t size);
+// The NoC the calling thread's kernel uses (its RISC's: the device description's
+// reader_noc or writer_noc): what tt-metal's `noc_index` holds, every call's default.
+uint8_t thread_noc();
+// `noc`: the NoC the transfer or message travels on (0 or 1).
+void noc_read(uint64_t src_noc_addr, uint32_t dst_l1_addr, uint32_t size, uint8_t noc);
+void noc_write(uint32_t src_l1_addr, uint64_t dst_noc_addr, uint32_t size, uint8_t noc);
 void noc_write_multicast(uint32_t src_l1_addr, uint64_t dst_mcast_addr, uint32_t size,
-                         uint32_t num_dests, bool include_self, bool linked);
+                         uint32_t num_dests, bool include_self, bool linked, uint8_t noc);
 void noc_read_barrier();
 void noc_read_set_trid(uint32_t trid);
 void noc_read_barrier_with_trid(uint32_t trid);
@@ -127,10 +131,10 @@ void noc_write_barrier();
 uint32_t semaphore_addr(uint32_t id);
 void semaphore_wait(volatile uint32_t* addr, uint32_t value, bool at_least);
 void semaphore_set(volatile uint32_t* addr, uint32_t value);
-void semaphore_inc(uint64_t noc_addr, uint32_t increment);
-void semaphore_set_remote(uint32_t src_l1_addr, uint64_t dst_noc_addr);
+void semaphore_inc(uint64_t noc_addr, uint32_t increment, uint8_t noc);
+void semaphore_set_remote(uint32_t src_l1_addr, uint64_t dst_noc_addr, uint8_t noc);
 void semaphore_set_multicast(uint32_t src_l1_addr, uint64_t dst_mcast_addr, uint32_t num_dests,
-                             bool include_self);
+                             bool include_self, uint8_t noc);
 // A helper function the generated source defines (a call tt-metal lacks) charges its
 // modeled time through TTLANG_MODELED_COST(name): its stores to L1 cost nothing else.
 void charge_helper(const char* helper);

@@ -24,10 +24,11 @@ KERNELS_DIR = Path(__file__).resolve().parent / "kernels"
 TENSOR_ACCESSOR_DRAM = 2  # tt-metal ArgConfig::IsDram: an interleaved DRAM tensor
 
 
-def kernel(file_name: str, kind: str, *compile_time_args: int) -> Kernel:
-    """A Kernel named after its source file in test/emulator/kernels."""
+def kernel(file_name: str, kind: str, *compile_time_args: int, noc: int | None = None) -> Kernel:
+    """A Kernel named after its source file in test/emulator/kernels (`noc`: its NoC, None
+    for its kind's)."""
     source = (KERNELS_DIR / file_name).read_text()
-    return Kernel(name=Path(file_name).stem, kind=kind, source=source, compile_time_args=compile_time_args)
+    return Kernel(name=Path(file_name).stem, kind=kind, source=source, compile_time_args=compile_time_args, noc=noc)
 
 
 def grid_cores(grid: tuple[int, int]) -> list[tuple[int, int]]:
@@ -88,7 +89,9 @@ def matmul(
     Each core loops over K in blocks of `k_block` tiles; `subblock` (rows, cols) of
     output tiles must fit DST. Without `multicast` every core reads its a and b blocks
     from DRAM; with it, column 0 reads a and multicasts along rows and row 0 reads b
-    and multicasts down columns (tt-metal's 2D reuse-mcast matmul). `sharded_in_l1`
+    and multicasts down columns (tt-metal's 2D reuse-mcast matmul, whose NoCs it takes
+    too: the in0 reader on the DRAM-write NoC 1, the in1 reader and output writer on the
+    DRAM-read NoC 0, `in0_noc` / `in1_noc` in its program factory). `sharded_in_l1`
     (with multicast; timing only, the output is not written) takes a and out to be
     sharded in L1 already, as in the tuned configurations of tt-metal's GEMM_FLOPS.md.
     """
@@ -113,12 +116,13 @@ def matmul(
         kernels = [
             kernel(
                 "matmul_mcast_reader.cpp", "reader",
-                cb_in0, mt, kt, k_block, kt, cols, int(sharded_in_l1), obh, out_blocks[1],
+                cb_in0, mt, kt, k_block, kt, cols, int(sharded_in_l1), obh, out_blocks[1], noc=1,
             ),
             compute,
             kernel(
                 "matmul_mcast_writer.cpp", "writer",
                 cb_in1, cb_out, mt, nt, kt, k_block, n // 32, rows, sbh, sbw, int(sharded_in_l1), obh, obw,
+                noc=0,
             ),
         ]
         runtime_args = {

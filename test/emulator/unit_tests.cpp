@@ -165,8 +165,8 @@ void test_cost_table() {
   // Two cores reading one DRAM bank: the second queues behind the first at the bank.
   NocTiming noc(n150(), {{1, 1}, {2, 1}});
   const NocParameters& p = n150().noc;
-  uint64_t first = noc.dram_read(0, 1, 2400, 0);   // bank 1 at (0, 1): same row as both cores
-  uint64_t second = noc.dram_read(1, 1, 2400, 0);
+  uint64_t first = noc.dram_read(0, 0, 1, 2400, 0);   // NoC 0, bank 1 at (0, 1): same row as both cores
+  uint64_t second = noc.dram_read(1, 0, 1, 2400, 0);
   // Round trips on a one-way torus ring: 10 hops along the row for both cores.
   const uint64_t latency = p.dram_read_latency_cycles + 10 * p.hop_cycles;
   CHECK(first == static_cast<uint64_t>(std::ceil(2400 / p.dram_read_bytes_per_cycle)) + latency);
@@ -183,18 +183,96 @@ void test_noc_link_contention() {
   const double stream = bytes / p.core_read_bytes_per_cycle;
   const uint64_t latency = p.core_read_latency_cycles + 10 * p.hop_cycles;  // a row's round trip
   NocTiming alone(n150(), positions);
-  uint64_t one = alone.core_read(0, 2, bytes, 0);
+  uint64_t one = alone.core_read(0, 0, 2, bytes, 0);
   CHECK(one == static_cast<uint64_t>(std::ceil(stream)) + latency);
   // Cores (1,1) and (2,1) read from (3,1): on NoC 0 both routes leave (3,1) eastward.
   NocTiming shared(n150(), positions);
-  uint64_t first = shared.core_read(0, 2, bytes, 0);
-  uint64_t second = shared.core_read(1, 2, bytes, 0);
+  uint64_t first = shared.core_read(0, 0, 2, bytes, 0);
+  uint64_t second = shared.core_read(1, 0, 2, bytes, 0);
   CHECK(first == one);
   CHECK(second == static_cast<uint64_t>(std::ceil(2 * stream)) + latency);
   CHECK(second - latency == 2 * (one - latency));
   // (1,2) reads from (2,2) on row 2 meanwhile: no link in common, no delay.
-  uint64_t other_row = shared.core_read(3, 4, bytes, 0);
+  uint64_t other_row = shared.core_read(3, 0, 4, bytes, 0);
   CHECK(other_row == one);
+  // A transfer travels on the NoC its caller names: (2,1) writing to (1,1) on NoC 0 goes
+  // east round the ring through the links (1,1)'s read from (3,1) holds and queues behind
+  // it; on NoC 1 it goes one link west, alone.
+  const double write_stream = bytes / p.core_write_bytes_per_cycle;
+  const uint64_t write_latency = p.core_write_latency_cycles + 10 * p.hop_cycles;
+  const uint64_t write_alone = static_cast<uint64_t>(std::ceil(write_stream)) + write_latency;
+  NocTiming east(n150(), positions);
+  east.core_read(0, 0, 2, bytes, 0);
+  CHECK(east.core_write(1, 0, 0, bytes, 0) == static_cast<uint64_t>(std::ceil(stream + write_stream)) + write_latency);
+  NocTiming west(n150(), positions);
+  west.core_read(0, 0, 2, bytes, 0);
+  CHECK(west.core_write(1, 1, 0, bytes, 0) == write_alone);
+}
+
+// Defined below: runs a kernel that must fail with `needle`.
+void check_run_fails_with(const KernelSpec& kernel, int cols, const std::string& needle);
+
+// A kernel's NoC calls default to its RISC's NoC (tt-metal's `noc_index`: the reader's
+// NoC 0, the writer's NoC 1 on Wormhole); a NoC that does not exist is an error.
+int g_reader_noc = -1, g_writer_noc = -1;
+void reader_noc_kernel() { g_reader_noc = noc_index; }
+void writer_noc_kernel() { g_writer_noc = noc_index; }
+void read_on_noc_2_kernel() { noc_async_read(get_noc_addr(0, 0, get_write_ptr(0)), get_write_ptr(0), 32, 2); }
+// Core (0,0) multicasts a word to the rest of a 1x3 row, naming the rectangle from its
+// near end (x 0 to 2) or its far end (x 2 to 0); the others check it arrived.
+uint32_t g_multicast_seen = 0;
+void multicast_row_kernel(bool far_first) {
+  uint32_t page = get_write_ptr(0);
+  auto* word = reinterpret_cast<volatile uint32_t*>(page);
+  volatile uint32_t* semaphore = reinterpret_cast<volatile uint32_t*>(get_semaphore(0));
+  if (my_x[noc_index] == 0) {
+    *word = 42;
+    uint64_t rectangle = far_first ? get_noc_multicast_addr(2, 0, 0, 0, page) : get_noc_multicast_addr(0, 0, 2, 0, page);
+    noc_async_write_multicast(page, rectangle, 4, 2);
+    noc_async_write_barrier();
+    for (uint32_t x = 1; x < 3; ++x) noc_semaphore_inc(get_noc_addr(x, 0, get_semaphore(0)), 1);
+  } else {
+    noc_semaphore_wait(semaphore, 1);
+    g_multicast_seen += *word;
+  }
+}
+void multicast_near_first_kernel() { multicast_row_kernel(false); }
+void multicast_far_first_kernel() { multicast_row_kernel(true); }
+
+void test_noc_per_kernel() {
+  DeviceConfig config;  // one core
+  Device device(config, n150());
+  device.add_cb(0, 2, 2048, DataFormat::Float16_b);
+  device.add_kernel({"reader", ThreadKind::Reader, reader_noc_kernel});
+  device.add_kernel({"writer", ThreadKind::Writer, writer_noc_kernel});
+  device.run();
+  CHECK(g_reader_noc == n150().noc.reader_noc && g_reader_noc == 0);
+  CHECK(g_writer_noc == n150().noc.writer_noc && g_writer_noc == 1);
+  check_run_fails_with({"bad_noc", ThreadKind::Reader, read_on_noc_2_kernel}, 1,
+                       "noc_async_read: noc 2 does not exist (a Tensix has NoC 0 and NoC 1)");
+  // A program may put a kernel on the other NoC (tt-metal's matmul runs its in0 reader on
+  // NoC 1): its calls then default to that one.
+  Device swapped(config, n150());
+  swapped.add_cb(0, 2, 2048, DataFormat::Float16_b);
+  swapped.add_kernel({"reader", ThreadKind::Reader, reader_noc_kernel, 1});
+  swapped.run();
+  CHECK(g_reader_noc == 1);
+  // A NoC 1 multicast rectangle starts at its far corner, a NoC 0 one at its near one.
+  check_run_fails_with({"near_first_on_noc_1", ThreadKind::Reader, multicast_near_first_kernel, 1}, 3,
+                       "noc_async_write_multicast: on NoC 1 a multicast rectangle starts at its largest x and y "
+                       "(start >= end: NoC 1 runs backwards); got start (0,0), end (2,0)");
+  check_run_fails_with({"far_first_on_noc_0", ThreadKind::Reader, multicast_far_first_kernel, 0}, 3,
+                       "on NoC 0 a multicast rectangle starts at its smallest x and y (start <= end)");
+  g_multicast_seen = 0;
+  DeviceConfig row;
+  row.rows = 1;
+  row.cols = 3;
+  Device far_first(row, n150());
+  far_first.add_cb(0, 2, 2048, DataFormat::Float16_b);
+  far_first.set_semaphores({0});
+  far_first.add_kernel({"far_first_on_noc_1", ThreadKind::Reader, multicast_far_first_kernel, 1});
+  far_first.run();
+  CHECK(g_multicast_seen == 2 * 42);  // both other cores of the row got the word
 }
 
 // A core reading its own L1 through the NoC (tt-metal's SDPA reader copies its mask
@@ -207,11 +285,11 @@ void test_noc_self_read() {
   const uint32_t bytes = 2048;
   const double stream = bytes / p.core_read_bytes_per_cycle;
   NocTiming noc(n150(), positions);
-  uint64_t first = noc.core_read(0, 0, bytes, 0);
+  uint64_t first = noc.core_read(0, 0, 0, bytes, 0);
   CHECK(first == static_cast<uint64_t>(std::ceil(stream)) + p.core_read_latency_cycles);
-  uint64_t second = noc.core_read(0, 0, bytes, 0);
+  uint64_t second = noc.core_read(0, 0, 0, bytes, 0);
   CHECK(second == static_cast<uint64_t>(std::ceil(2 * stream)) + p.core_read_latency_cycles);
-  uint64_t other = noc.core_read(1, 1, bytes, 0);
+  uint64_t other = noc.core_read(1, 0, 1, bytes, 0);
   CHECK(other == first);
 }
 
@@ -226,13 +304,13 @@ void test_multicast_responses() {
   std::vector<int> targets;
   for (int core = 1; core < 25; ++core) targets.push_back(core);
   NocTiming noc(n150(), positions);
-  uint64_t first = noc.multicast_write(0, targets, 32, true, 0);
-  uint64_t second = noc.multicast_write(0, targets, 32, true, 0);
+  uint64_t first = noc.multicast_write(0, 1, targets, 32, true, 0);
+  uint64_t second = noc.multicast_write(0, 1, targets, 32, true, 0);
   CHECK(second - first == 24 * p.write_response_cycles);
   // The same multicast to 3 cores is bound by its data and the linked gap instead.
   NocTiming few(n150(), positions);
-  uint64_t a = few.multicast_write(0, {1, 5, 6}, 32, true, 0);
-  uint64_t b = few.multicast_write(0, {1, 5, 6}, 32, true, 0);
+  uint64_t a = few.multicast_write(0, 1, {1, 5, 6}, 32, true, 0);
+  uint64_t b = few.multicast_write(0, 1, {1, 5, 6}, 32, true, 0);
   CHECK(b - a >= p.multicast_linked_gap_cycles && b - a <= p.multicast_linked_gap_cycles + 2);
 }
 
@@ -417,8 +495,6 @@ void trid_kernel() {
 }
 
 void bad_trid_kernel() { noc_async_read_set_trid(16); }
-
-void check_run_fails_with(const KernelSpec& kernel, int cols, const std::string& needle);
 
 void test_read_transaction_ids() {
   DeviceConfig config;
@@ -653,6 +729,7 @@ int main() {
   test_device_descriptions();
   test_noc_link_contention();
   test_noc_self_read();
+  test_noc_per_kernel();
   test_multicast_responses();
   test_api_call_costs();
   test_noc_issue_cost();

@@ -9,7 +9,9 @@
 
 #include "ttemu/kernel_common.h"
 
-inline constexpr uint8_t noc_index = 0;
+// tt-metal's `noc_index`: the NoC of the RISC the kernel runs on (reader: NoC 0, writer:
+// NoC 1 on Wormhole), every NoC call's default; a call may name the other NoC.
+#define noc_index (::ttemu::thread_noc())
 inline constexpr uint32_t NUM_NOCS = 2;
 
 // my_x[noc] / my_y[noc]: this core's NoC coordinates (the same on both NoCs here).
@@ -125,28 +127,26 @@ FORCE_INLINE uint64_t get_noc_multicast_addr(uint32_t noc_x_start, uint32_t noc_
 // ---- reads and writes ----------------------------------------------------------------
 FORCE_INLINE void noc_async_read(uint64_t src_noc_addr, uint32_t dst_local_l1_addr, uint32_t size,
                                  uint8_t noc = noc_index) {
-  (void)noc;
-  ttemu::noc_read(src_noc_addr, dst_local_l1_addr, size);
+  ttemu::noc_read(src_noc_addr, dst_local_l1_addr, size, noc);
 }
 FORCE_INLINE void noc_async_write(uint32_t src_local_l1_addr, uint64_t dst_noc_addr, uint32_t size,
                                   uint8_t noc = noc_index) {
-  (void)noc;
-  ttemu::noc_write(src_local_l1_addr, dst_noc_addr, size);
+  ttemu::noc_write(src_local_l1_addr, dst_noc_addr, size, noc);
 }
 template <typename AddrGen>
 FORCE_INLINE void noc_async_read_tile(uint32_t id, const AddrGen& s, uint32_t dst_local_l1_addr,
                                       uint32_t offset = 0, uint8_t noc = noc_index) {
-  ttemu::noc_read(s.get_noc_addr(id, offset, noc), dst_local_l1_addr, ttemu_detail::page_size_of(s));
+  ttemu::noc_read(s.get_noc_addr(id, offset, noc), dst_local_l1_addr, ttemu_detail::page_size_of(s), noc);
 }
 template <typename AddrGen>
 FORCE_INLINE void noc_async_write_tile(uint32_t id, const AddrGen& s, uint32_t src_local_l1_addr,
                                        uint8_t noc = noc_index) {
-  ttemu::noc_write(src_local_l1_addr, s.get_noc_addr(id, 0, noc), ttemu_detail::page_size_of(s));
+  ttemu::noc_write(src_local_l1_addr, s.get_noc_addr(id, 0, noc), ttemu_detail::page_size_of(s), noc);
 }
 template <typename AddrGen>
 FORCE_INLINE void noc_async_read_page(uint32_t id, const AddrGen& s, uint32_t dst_local_l1_addr,
                                       uint32_t offset = 0, uint8_t noc = noc_index) {
-  ttemu::noc_read(s.get_noc_addr(id, offset, noc), dst_local_l1_addr, ttemu_detail::page_size_of(s));
+  ttemu::noc_read(s.get_noc_addr(id, offset, noc), dst_local_l1_addr, ttemu_detail::page_size_of(s), noc);
 }
 // write_size_bytes = 0 writes the whole page.
 template <typename AddrGen>
@@ -154,22 +154,22 @@ FORCE_INLINE void noc_async_write_page(uint32_t id, const AddrGen& s, uint32_t s
                                        uint32_t write_size_bytes = 0, uint32_t offset = 0,
                                        uint8_t noc = noc_index) {
   uint32_t size = write_size_bytes ? write_size_bytes : ttemu_detail::page_size_of(s);
-  ttemu::noc_write(src_local_l1_addr, s.get_noc_addr(id, offset, noc), size);
+  ttemu::noc_write(src_local_l1_addr, s.get_noc_addr(id, offset, noc), size, noc);
 }
 
 FORCE_INLINE void noc_async_write_multicast(uint32_t src_local_l1_addr, uint64_t dst_noc_addr_multicast,
                                             uint32_t size, uint32_t num_dests, bool linked = false,
                                             bool multicast_path_reserve = true, uint8_t noc = noc_index) {
-  (void)multicast_path_reserve, (void)noc;
-  ttemu::noc_write_multicast(src_local_l1_addr, dst_noc_addr_multicast, size, num_dests, false, linked);
+  (void)multicast_path_reserve;
+  ttemu::noc_write_multicast(src_local_l1_addr, dst_noc_addr_multicast, size, num_dests, false, linked, noc);
 }
 FORCE_INLINE void noc_async_write_multicast_loopback_src(uint32_t src_local_l1_addr,
                                                          uint64_t dst_noc_addr_multicast, uint32_t size,
                                                          uint32_t num_dests, bool linked = false,
                                                          bool multicast_path_reserve = true,
                                                          uint8_t noc = noc_index) {
-  (void)multicast_path_reserve, (void)noc;
-  ttemu::noc_write_multicast(src_local_l1_addr, dst_noc_addr_multicast, size, num_dests, true, linked);
+  (void)multicast_path_reserve;
+  ttemu::noc_write_multicast(src_local_l1_addr, dst_noc_addr_multicast, size, num_dests, true, linked, noc);
 }
 
 // ---- transaction ids: the reads issued after noc_async_read_set_trid(t) carry t, and
@@ -184,6 +184,8 @@ FORCE_INLINE void noc_async_read_barrier_with_trid(uint32_t trid, uint8_t noc = 
 }
 
 // ---- barriers --------------------------------------------------------------------------
+// A barrier waits for the thread's transfers on both NoCs (tt-metal's, for those on the
+// NoC it names): the same for a kernel that keeps to its own NoC, never too early.
 FORCE_INLINE void noc_async_read_barrier(uint8_t noc = noc_index) { (void)noc; ttemu::noc_read_barrier(); }
 FORCE_INLINE void noc_async_write_barrier(uint8_t noc = noc_index) { (void)noc; ttemu::noc_write_barrier(); }
 FORCE_INLINE void noc_async_writes_flushed(uint8_t noc = noc_index) { (void)noc; ttemu::noc_write_barrier(); }
@@ -206,24 +208,22 @@ FORCE_INLINE void noc_semaphore_set(volatile tt_l1_ptr uint32_t* sem_addr, uint3
   ttemu::semaphore_set(sem_addr, val);
 }
 FORCE_INLINE void noc_semaphore_inc(uint64_t addr, uint32_t incr, uint8_t noc_id = noc_index) {
-  (void)noc_id;
-  ttemu::semaphore_inc(addr, incr);
+  ttemu::semaphore_inc(addr, incr, noc_id);
 }
 FORCE_INLINE void noc_semaphore_set_remote(uint32_t src_local_l1_addr, uint64_t dst_noc_addr,
                                            uint8_t noc = noc_index) {
-  (void)noc;
-  ttemu::semaphore_set_remote(src_local_l1_addr, dst_noc_addr);
+  ttemu::semaphore_set_remote(src_local_l1_addr, dst_noc_addr, noc);
 }
 FORCE_INLINE void noc_semaphore_set_multicast(uint32_t src_local_l1_addr, uint64_t dst_noc_addr_multicast,
                                               uint32_t num_dests, bool linked = false,
                                               bool multicast_path_reserve = true, uint8_t noc = noc_index) {
-  (void)linked, (void)multicast_path_reserve, (void)noc;
-  ttemu::semaphore_set_multicast(src_local_l1_addr, dst_noc_addr_multicast, num_dests, false);
+  (void)linked, (void)multicast_path_reserve;
+  ttemu::semaphore_set_multicast(src_local_l1_addr, dst_noc_addr_multicast, num_dests, false, noc);
 }
 FORCE_INLINE void noc_semaphore_set_multicast_loopback_src(uint32_t src_local_l1_addr,
                                                            uint64_t dst_noc_addr_multicast, uint32_t num_dests,
                                                            bool linked = false, bool multicast_path_reserve = true,
                                                            uint8_t noc = noc_index) {
-  (void)linked, (void)multicast_path_reserve, (void)noc;
-  ttemu::semaphore_set_multicast(src_local_l1_addr, dst_noc_addr_multicast, num_dests, true);
+  (void)linked, (void)multicast_path_reserve;
+  ttemu::semaphore_set_multicast(src_local_l1_addr, dst_noc_addr_multicast, num_dests, true, noc);
 }

@@ -124,7 +124,8 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from ttlang.dialects import d2m, ttkernel
-from ttlang.dialects.ttcore import DataType, MemorySpace, TileType, constant_int
+from ttlang.device import load_device
+from ttlang.dialects.ttcore import DataType, MemorySpace, TileType, constant_int, device_of
 from ttlang.transforms.analysis.compute_config import COMPUTE_CONFIG_ATTR, compute_config_of
 from ttlang.transforms.analysis.provenance import CBBlock, DstRegister, memref_origin
 from ttlang.transforms.diagnostics import PassError, PassInvariantError, source_location
@@ -277,6 +278,13 @@ class _KernelBuilder:
         self.entry = Builder(InsertPoint.at_end(self.prologue))
         layout = runtime_arg_layout(len(self.kernel_args), self.generic.grid.shape)
         self.runtime_args = {arg: index for index, arg in enumerate(layout)}
+
+    @property
+    def noc(self) -> int:
+        """The NoC the kernel's RISC uses on the target (its `noc_index`): the device's
+        `reader_noc` or `writer_noc`."""
+        description = load_device(device_of(self.generic).device_name.data)
+        return int(description.noc["writer_noc" if self.thread == ttkernel.Thread.WRITER else "reader_noc"])
 
     # ------------------------------------------------------------------ entry values
 
@@ -486,8 +494,9 @@ class _KernelBuilder:
         self, corner: Sequence[SSAValue], extent: Sequence[SSAValue], builder: Builder
     ) -> tuple[list[SSAValue], SSAValue]:
         """NoC (x_start, y_start, x_end, y_end) of the cores from `corner` (row, col) over
-        `extent` (rows, cols), all i32 kernel values, and how many of them are not this
-        core (multicasts skip the sender)."""
+        `extent` (rows, cols), all i32 kernel values, as the kernel's NoC reads a
+        multicast rectangle (NoC 1 from the far corner, as tt-metal's programs swap it),
+        and how many of them are not this core (multicasts skip the sender)."""
         one = _i32(builder, 1)
         inside: list[SSAValue] = []
         for dim, (first, count) in enumerate(zip(corner, extent)):
@@ -508,6 +517,8 @@ class _KernelBuilder:
         row, col = corner
         x_start, x_end = (self.noc_coordinate("noc_x", c, builder) for c in (col, last_col))
         y_start, y_end = (self.noc_coordinate("noc_y", r, builder) for r in (row, last_row))
+        if self.noc == 1:  # NoC 1 runs backwards: its rectangles start at the far corner
+            return [x_end, y_end, x_start, y_start], receivers
         return [x_start, y_start, x_end, y_end], receivers
 
     def noc_coordinate(self, table: str, logical: SSAValue, builder: Builder) -> SSAValue:

@@ -209,6 +209,12 @@ def describe(program: Program, addresses: Mapping[str, int], noc: TensixGrid | N
 def _kernel_spec(program, kernel, cores: CoreRangeSpec, addresses: Mapping[str, int], noc: TensixGrid) -> KernelSpec:
     if kernel.kind not in ("compute", "reader", "writer"):
         raise RuntimeLaunchError(f"kernel '{kernel.name}': unknown kind {kernel.kind!r}")
+    default_noc = int(load_device(program.device).noc[f"{kernel.kind}_noc"]) if kernel.kind != "compute" else None
+    if kernel.noc is not None and kernel.noc != default_noc:
+        raise RuntimeLaunchError(
+            f"kernel '{kernel.name}' asks for NoC {kernel.noc}; on hardware a {kernel.kind} runs on "
+            f"NoC {default_noc} (ttnn's {kernel.kind.capitalize()}ConfigDescriptor): leave its noc unset"
+        )
     per_core = program.runtime_args.get(kernel.name, {})
     rows, cols = program.grid
     for row, col in per_core:

@@ -30,7 +30,7 @@ MathFidelity = Literal["LoFi", "HiFi2", "HiFi3", "HiFi4"]
 
 # The version of the serialized program (`Program.to_json`); a change to its schema
 # bumps it, and both readers (`Program.from_json`, lib/program_loader.cpp) check it.
-PROGRAM_FORMAT = 1
+PROGRAM_FORMAT = 2  # 2: a kernel's `noc`
 
 TILE_ROWS = 32
 TILE_COLS = 32
@@ -96,12 +96,20 @@ class CBConfig:
 
 @dataclass(frozen=True)
 class Kernel:
-    """One kernel source; `kind` says which RISC-V thread(s) run it."""
+    """One kernel source; `kind` says which RISC-V thread(s) run it. `noc`: the NoC its
+    RISC uses, the default of its NoC calls (tt-metal's `DataMovementConfig::noc`,
+    `noc_index`); None, the device's for its kind (`reader_noc` / `writer_noc`: NoC 0
+    and NoC 1 on Wormhole, as ttnn's reader and writer configurations set them)."""
 
     name: str
     kind: KernelKind
     source: str  # C++ source text
     compile_time_args: tuple[int, ...] = ()
+    noc: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.noc not in (None, 0, 1):
+            raise ValueError(f"kernel '{self.name}': noc={self.noc!r}; a Tensix has NoC 0 and NoC 1")
 
 
 @dataclass(frozen=True)

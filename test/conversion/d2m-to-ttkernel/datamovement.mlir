@@ -195,6 +195,40 @@ func.func @mcast(%src: !dram) {
 // -----
 
 !tile = !ttcore.tile<32x32, bf16>
+!dram = memref<2x4x!tile, #ttcore.memory_space<dram>>
+!blk = memref<1x2x!tile, #ttcore.memory_space<l1>>
+!cb = !d2m.cb<!blk>
+
+// The second data-movement thread is the writer, whose NoC (1 on the n150) runs the
+// other way: its multicast rectangle starts at the far corner (tt-metal's programs swap
+// a NoC 1 rectangle's start and end); the reader's starts at the near one (above).
+// CHECK-LABEL: func.func @mcast_both_writer()
+// CHECK:      %[[NX0:.*]] = ttkernel.get_arg_val_at(
+// CHECK:      %[[NX1:.*]] = ttkernel.get_arg_val_at(
+// CHECK:      %[[NY0:.*]] = ttkernel.get_arg_val_at(
+// CHECK:      %[[NY1:.*]] = ttkernel.get_arg_val_at(
+// CHECK-NEXT: %[[MCAST:.*]] = ttkernel.get_noc_multicast_addr(%[[NX1]], %[[NY1]], %[[NX0]], %[[NY0]], %{{.*}})
+// CHECK-NEXT: ttkernel.noc_async_write_multicast(%{{.*}}, %[[MCAST]], %{{.*}}, %{{.*}})
+func.func @mcast_both(%src: !dram) {
+  d2m.generic {grid = #ttcore.grid<1x2>, block_factors = [1, 1], threads = [#d2m.thread<datamovement>, #d2m.thread<datamovement>]} ins(%src : !dram) outs() {
+  ^bb0(%cb: !cb):
+    %blk = d2m.reserve %cb : !cb -> !blk
+    d2m.push %cb : !cb
+  }, {
+  ^bb0(%cb: !cb):
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %blk = d2m.wait %cb : !cb -> !blk
+    %tx = d2m.dma_mcast %blk, %blk core[%c0, %c1] mcast[%c1, %c1] : !blk, !blk -> !d2m.mem_tx
+    d2m.dma_wait %tx
+    d2m.pop %cb : !cb
+  }
+  return
+}
+
+// -----
+
+!tile = !ttcore.tile<32x32, bf16>
 !blk = memref<1x2x3x!tile, #ttcore.memory_space<l1>>
 !dram3 = memref<1x4x6x!tile, #ttcore.memory_space<dram>>
 !cb = !d2m.cb<!blk>

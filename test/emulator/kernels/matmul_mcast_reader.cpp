@@ -31,6 +31,11 @@ void kernel_main() {
   const uint32_t row0 = get_arg_val<uint32_t>(1);
 
   const uint32_t my_row = my_y[noc_index];
+  // The row's cores; on NoC 1 (this kernel's NoC in tt-metal's matmul) from the far end.
+  auto row_rectangle = [&](uint32_t address) {
+    return noc_index == 1 ? get_noc_multicast_addr(cols - 1, my_row, 0, my_row, address)
+                          : get_noc_multicast_addr(0, my_row, cols - 1, my_row, address);
+  };
   const uint32_t ready_address = get_semaphore(0);
   const uint32_t valid_address = get_semaphore(1);
   volatile tt_l1_ptr uint32_t* ready = reinterpret_cast<volatile tt_l1_ptr uint32_t*>(ready_address);
@@ -57,11 +62,9 @@ void kernel_main() {
         if (receivers > 0) {
           noc_semaphore_wait(ready, receivers);
           noc_semaphore_set(ready, 0);
-          noc_async_write_multicast(block_address, get_noc_multicast_addr(0, my_row, cols - 1, my_row, block_address),
-                                    OBH * Kb * tile_bytes, receivers);
+          noc_async_write_multicast(block_address, row_rectangle(block_address), OBH * Kb * tile_bytes, receivers);
           *valid = 1;
-          noc_semaphore_set_multicast(valid_address,
-                                      get_noc_multicast_addr(0, my_row, cols - 1, my_row, valid_address), receivers);
+          noc_semaphore_set_multicast(valid_address, row_rectangle(valid_address), receivers);
           noc_async_write_barrier();
         }
       } else {

@@ -33,6 +33,11 @@ void kernel_main() {
   const uint32_t col0 = get_arg_val<uint32_t>(3);
 
   const uint32_t my_col = my_x[noc_index];
+  // Rows 1.. of the column; on NoC 1 from the far end.
+  auto column_rectangle = [&](uint32_t address) {
+    return noc_index == 1 ? get_noc_multicast_addr(my_col, rows - 1, my_col, 1, address)
+                          : get_noc_multicast_addr(my_col, 1, my_col, rows - 1, address);
+  };
   const bool sender = my_y[noc_index] == 0;
   const uint32_t ready_address = get_semaphore(2);
   const uint32_t valid_address = get_semaphore(3);
@@ -60,11 +65,9 @@ void kernel_main() {
         if (receivers > 0) {
           noc_semaphore_wait(ready, receivers);
           noc_semaphore_set(ready, 0);
-          noc_async_write_multicast(block_address, get_noc_multicast_addr(my_col, 1, my_col, rows - 1, block_address),
-                                    Kb * OBW * tile_bytes, receivers);
+          noc_async_write_multicast(block_address, column_rectangle(block_address), Kb * OBW * tile_bytes, receivers);
           *valid = 1;
-          noc_semaphore_set_multicast(valid_address,
-                                      get_noc_multicast_addr(my_col, 1, my_col, rows - 1, valid_address), receivers);
+          noc_semaphore_set_multicast(valid_address, column_rectangle(valid_address), receivers);
           noc_async_write_barrier();
         }
       } else {

@@ -175,3 +175,34 @@ def test_kernel_compile_error_names_the_kernel():
     program.kernels[0] = Kernel("reader_binary", "reader", "void kernel_main() { undefined_call(); }")
     with pytest.raises(KernelCompileError, match=r"reader kernel 'reader_binary' failed to compile:(.|\n)*undefined_call"):
         run(program)
+
+
+FAR_FIRST_MULTICAST = """#include "api/dataflow/dataflow_api.h"
+void kernel_main() {  // core (0,0) multicasts to the rest of its row, named from the far end
+  if (my_x[noc_index] != 0) return;
+  uint32_t page = get_write_ptr(0);
+  noc_async_write_multicast(page, get_noc_multicast_addr(2, 0, 1, 0, page), 32, 2);
+  noc_async_write_barrier();
+}
+"""
+
+
+def test_a_multicast_rectangle_follows_its_kernels_noc():
+    """The program's kernel `noc` reaches the emulator: a rectangle named from its far
+    corner is NoC 1's order (tt-metal's programs swap start and end for NoC 1), so it
+    runs on a kernel put on NoC 1 and is refused, naming core, thread and kernel, on a
+    reader left on its default NoC 0."""
+    from ttlang.runtime.program import Kernel, Program
+
+    def row_program(noc):
+        kernel = Kernel("far_first", "reader", FAR_FIRST_MULTICAST, noc=noc)
+        return Program(grid=(1, 3), kernels=[kernel], cbs=[CBConfig(0, 2, 2048)], buffers=[])
+
+    run_program(row_program(1), {})
+    with pytest.raises(EmulatorError) as caught:
+        run_program(row_program(None), {})
+    message = str(caught.value)
+    assert (
+        "core (0,0) reader [kernel 'far_first']: noc_async_write_multicast: on NoC 0 a multicast "
+        "rectangle starts at its smallest x and y (start <= end); got start (2,0), end (1,0)"
+    ) in message

@@ -187,6 +187,19 @@ def test_unknown_buffer_and_core_outside_the_grid_are_errors():
         hw.describe(program, {**addresses, "x": 1 << 33})
 
 
+def test_a_kernel_off_its_kinds_noc_is_refused_on_hardware():
+    """ttnn's reader and writer configurations fix the NoC (0 and 1 on Wormhole); a
+    kernel asking for the other one (as bench/calibration.py's GEMM does on the
+    emulator) is a clear error, its own NoC passes."""
+    program = compiled("add")
+    addresses = addresses_for(program)
+    kernels = [dataclasses.replace(k, noc=1) if k.kind == "reader" else k for k in program.kernels]
+    with pytest.raises(RuntimeLaunchError, match=r"asks for NoC 1; on hardware a reader runs on NoC 0"):
+        hw.describe(dataclasses.replace(program, kernels=kernels), addresses)
+    kernels = [dataclasses.replace(k, noc=0) if k.kind == "reader" else k for k in program.kernels]
+    assert kernel_of(hw.describe(dataclasses.replace(program, kernels=kernels), addresses), "reader")
+
+
 # --- circular buffers -------------------------------------------------------------------
 
 

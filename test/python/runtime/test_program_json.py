@@ -35,7 +35,7 @@ def every_field_off_its_default() -> Program:
     return Program(
         grid=(2, 3),
         kernels=[
-            Kernel("r", "reader", "void kernel_main() {}", (2, 7)),
+            Kernel("r", "reader", "void kernel_main() {}", (2, 7), noc=1),
             Kernel("c", "compute", "void kernel_main() { /* \"quoted\" \\ é */ }"),
             Kernel("w", "writer", "void kernel_main() {}", ()),
         ],
@@ -66,6 +66,11 @@ def test_program_round_trips_through_json(which):
     assert Program.from_json(text) == program
     assert Program.from_json(text).to_json() == text
     assert json.loads(text)["format"] == PROGRAM_FORMAT
+
+
+def test_a_kernel_noc_is_0_or_1():
+    with pytest.raises(ValueError, match="noc=2; a Tensix has NoC 0 and NoC 1"):
+        Kernel("r", "reader", "void kernel_main() {}", noc=2)
 
 
 def test_json_is_plain_data_with_the_documented_arg_forms():
