@@ -228,6 +228,8 @@ void Device::add_kernel(const KernelSpec& kernel) {
                  kernel.name + "'); a core runs one of each kind");
   }
   kernels_.push_back(kernel);
+  if (kernel.noc < 0)
+    kernels_.back().noc = kernel.kind == ThreadKind::Writer ? description_.noc.writer_noc : description_.noc.reader_noc;
   runtime_args_.emplace_back(cores_.size());
 }
 
@@ -294,10 +296,7 @@ void Device::run() {
       KernelThread& thread = core->threads()[static_cast<int>(kernels_[k].kind)];
       thread.kernel_name = kernels_[k].name;
       thread.entry = kernels_[k].entry;
-      const NocParameters& noc = description_.noc;
-      thread.noc = kernels_[k].noc >= 0 ? kernels_[k].noc
-                   : kernels_[k].kind == ThreadKind::Writer ? noc.writer_noc
-                                                            : noc.reader_noc;
+      thread.noc = kernels_[k].noc;
       thread.runtime_args = runtime_args_[k][core->index()];
       int id = core->index() * kThreadsPerCore + static_cast<int>(kernels_[k].kind);
       g_crash_labels[id] = core->label() + " " + thread_kind_name(thread.kind) + " [kernel '" + thread.kernel_name + "']";

@@ -569,6 +569,7 @@ void noc_read(uint64_t src_noc_addr, uint32_t dst_l1_addr, uint32_t size, uint8_
   KernelThread& thread = device().thread();
   uint8_t* destination = thread.core->l1() + local_l1_offset(dst_l1_addr, size, call, "destination");
   NocAddress source = decode_noc_address(src_noc_addr);
+  const int route = checked_noc(noc, call);
   uint64_t now = scheduler().now();
   uint64_t done = now;
   // The bytes are taken now and land at the barrier (noc_read_barrier): until then the
@@ -576,11 +577,11 @@ void noc_read(uint64_t src_noc_addr, uint32_t dst_l1_addr, uint32_t size, uint8_
   std::vector<uint8_t> data(size);
   if (source.kind == NocAddress::Kind::Dram) {
     device().dram().read(static_cast<int>(source.bank), source.address, data.data(), size);
-    done = device().noc().dram_read(thread.core->index(), checked_noc(noc, call), source.bank, size, now);
+    done = device().noc().dram_read(thread.core->index(), route, source.bank, size, now);
   } else if (source.kind == NocAddress::Kind::Core) {
     Core& from = device().core_at_noc(source.x, source.y, call);
     std::memcpy(data.data(), remote_l1(from, source.address, size, call), size);
-    done = device().noc().core_read(thread.core->index(), checked_noc(noc, call), from.index(), size, now);
+    done = device().noc().core_read(thread.core->index(), route, from.index(), size, now);
   } else {
     fail(std::string(call) + ": source " + hex(src_noc_addr) + " is not a core or DRAM NoC address");
   }
@@ -599,16 +600,17 @@ void noc_write(uint32_t src_l1_addr, uint64_t dst_noc_addr, uint32_t size, uint8
   KernelThread& thread = device().thread();
   const uint8_t* source = thread.core->l1() + local_l1_offset(src_l1_addr, size, call, "source");
   NocAddress target = decode_noc_address(dst_noc_addr);
+  const int route = checked_noc(noc, call);
   uint64_t now = scheduler().now();
   uint64_t done = now;
   if (target.kind == NocAddress::Kind::Dram) {
     device().dram().write(static_cast<int>(target.bank), target.address, source, size);
-    done = device().noc().dram_write(thread.core->index(), checked_noc(noc, call), target.bank, size, now);
+    done = device().noc().dram_write(thread.core->index(), route, target.bank, size, now);
   } else if (target.kind == NocAddress::Kind::Core) {
     Core& to = device().core_at_noc(target.x, target.y, call);
     std::memmove(remote_l1(to, target.address, size, call), source, size);
-    done = device().noc().core_write(thread.core->index(), checked_noc(noc, call), to.index(), size, now);
-    if (device().overlaps_semaphores(target.address, size)) deliver_to_semaphore(to, checked_noc(noc, call), [] {});
+    done = device().noc().core_write(thread.core->index(), route, to.index(), size, now);
+    if (device().overlaps_semaphores(target.address, size)) deliver_to_semaphore(to, route, [] {});
   } else {
     fail(std::string(call) + ": destination " + hex(dst_noc_addr) +
          " is not a core or DRAM NoC address (multicast needs noc_async_write_multicast)");

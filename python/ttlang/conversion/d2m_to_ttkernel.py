@@ -283,8 +283,7 @@ class _KernelBuilder:
     def noc(self) -> int:
         """The NoC the kernel's RISC uses on the target (its `noc_index`): the device's
         `reader_noc` or `writer_noc`."""
-        description = load_device(device_of(self.generic).device_name.data)
-        return int(description.noc["writer_noc" if self.thread == ttkernel.Thread.WRITER else "reader_noc"])
+        return load_device(device_of(self.generic).device_name.data).kernel_noc(self.thread.value)
 
     # ------------------------------------------------------------------ entry values
 

@@ -111,6 +111,11 @@ class DeviceDescription:
     costs: dict[str, float]  # cycles per kernel API call: see the file
     path: Path
 
+    def kernel_noc(self, kind: str) -> int:
+        """The NoC a data-movement kernel of `kind` ("reader" or "writer") runs on by
+        default: its RISC's (`reader_noc` / `writer_noc`)."""
+        return int(self.noc[f"{kind}_noc"])
+
     def peak_flops_per_cycle(self, math_fidelity: str) -> float:
         """Matmul FLOP per cycle per core at `math_fidelity`: one 32x32x32 tile (2 x 32^3
         FLOP) per `matmul_tile_per_phase` cycles per fidelity phase."""

@@ -209,7 +209,7 @@ def describe(program: Program, addresses: Mapping[str, int], noc: TensixGrid | N
 def _kernel_spec(program, kernel, cores: CoreRangeSpec, addresses: Mapping[str, int], noc: TensixGrid) -> KernelSpec:
     if kernel.kind not in ("compute", "reader", "writer"):
         raise RuntimeLaunchError(f"kernel '{kernel.name}': unknown kind {kernel.kind!r}")
-    default_noc = int(load_device(program.device).noc[f"{kernel.kind}_noc"]) if kernel.kind != "compute" else None
+    default_noc = load_device(program.device).kernel_noc(kernel.kind) if kernel.kind != "compute" else None
     if kernel.noc is not None and kernel.noc != default_noc:
         raise RuntimeLaunchError(
             f"kernel '{kernel.name}' asks for NoC {kernel.noc}; on hardware a {kernel.kind} runs on "
